@@ -1,0 +1,1 @@
+"""The fairdeal protocol and its reference checker. Pure: bytes in, report out."""
