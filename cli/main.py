@@ -1,0 +1,238 @@
+"""The ``fairdeal`` command line: a thin shell over games/, verifier/ and ledger/.
+
+Every user error becomes a click error (exit 1 or 2) with a sentence that names the problem;
+no input prints a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from fairdeal.games import GAME_NAMES, RulesError, get_bots, get_game
+from fairdeal.verifier.bundle import Bundle, InvalidBundle
+from fairdeal.verifier.keys import InvalidKey, parse_public_key
+from fairdeal.verifier.replay import replay_steps
+from fairdeal.verifier.verify import verify_bytes
+
+from .output import print_records, report_lines
+
+DEFAULT_DATA_DIR = click.get_app_dir("fairdeal")
+
+
+class Context:
+    """Options shared by every command."""
+
+    def __init__(self, data_dir: str, database_url: str | None) -> None:
+        self.data_dir = Path(data_dir)
+        self.database_url = database_url
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--data-dir", envvar="FAIRDEAL_DATA_DIR", default=DEFAULT_DATA_DIR,
+              show_default=True, type=click.Path(file_okay=False),
+              help="Where the embedded database and the server key live.")
+@click.option("--database-url", envvar="FAIRDEAL_DATABASE_URL", default=None,
+              help="A database URL (sqlite:///… or postgresql+psycopg://…); overrides "
+                   "the SQLite file in the data folder.")
+@click.version_option(package_name="fairdeal")
+@click.pass_context
+def cli(ctx: click.Context, data_dir: str, database_url: str | None) -> None:
+    """fairdeal: provably fair match records you can verify yourself."""
+    ctx.obj = Context(data_dir, database_url)
+
+
+def _game_choice() -> click.Choice:
+    return click.Choice(GAME_NAMES, case_sensitive=False)
+
+
+@cli.command()
+@click.argument("game", type=_game_choice())
+@click.option("--json", "as_json", is_flag=True, help="Print the rules data as JSON.")
+def rules(game: str, as_json: bool) -> None:
+    """Show a game's cards, troops and boards (GAME: one of the registered games)."""
+    rules_game = get_game(game.lower())
+    data = rules_game.rules_data()
+    if as_json:
+        click.echo(json.dumps({"game": rules_game.name, "rules_version": rules_game.rules_version,
+                               **data}, ensure_ascii=False, indent=2))
+        return
+    click.echo(f"{rules_game.title} — rules {rules_game.rules_version}")
+    for section, records in data.items():
+        if isinstance(records, list) and records and isinstance(records[0], dict):
+            click.echo(f"\n{section.replace('_', ' ').capitalize()} ({len(records)})")
+            print_records(records)
+
+
+def _parse_params(game_name: str, pairs: tuple[str, ...], named: dict[str, str | None]) -> Any:
+    params: dict[str, Any] = {key: value for key, value in named.items() if value is not None}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="--param")
+        params[key] = value
+    try:
+        return get_game(game_name).normalize_params(params)
+    except RulesError as e:
+        raise click.BadParameter(str(e), param_hint="game parameters") from None
+
+
+@cli.command()
+@click.argument("game", type=_game_choice())
+@click.option("--battlefield", help="Two-tower duel: the battlefield (default: the first).")
+@click.option("--deck", type=click.Choice(["normal", "infinite"]),
+              help="Two-tower duel: the deck type (default: normal).")
+@click.option("--board", help="Toy Battle: the board (default: the first).")
+@click.option("--param", "extra", multiple=True, metavar="KEY=VALUE",
+              help="Any other game parameter.")
+@click.option("--bots", default="random,greedy", show_default=True,
+              help="The two bots, seat A's first.")
+@click.option("-n", "count", type=click.IntRange(1, 1_000_000), default=1, show_default=True,
+              help="How many matches.")
+@click.option("--seed", default=None,
+              help="Make the run byte-for-byte reproducible (seeds, clock, keys).")
+@click.option("--turn-limit", type=click.IntRange(1, 86_400), default=60, show_default=True,
+              help="Seconds per action before the server writes a timeout.")
+@click.option("--signed", is_flag=True, help="Seats register keys and sign their moves.")
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="Folder for the bundles, one <match id>.json each.")
+@click.pass_obj
+def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
+             board: str | None, extra: tuple[str, ...], bots: str, count: int,
+             seed: str | None, turn_limit: int, signed: bool, out: str) -> None:
+    """Play bot matches and write one sealed bundle per match."""
+    from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
+
+    game = game.lower()
+    named = {"battlefield": battlefield, "deck": deck} if game == "arcomage" else {}
+    if game == "toybattle":
+        named = {"board": board}
+    elif board is not None:
+        raise click.BadParameter("--board is for Toy Battle", param_hint="--board")
+    if game != "arcomage" and (battlefield or deck):
+        raise click.BadParameter("--battlefield and --deck are for the two-tower duel")
+    params = _parse_params(game, extra, named)
+    names = tuple(name.strip() for name in bots.split(","))
+    known = get_bots(game)
+    if len(names) != 2 or any(name not in known for name in names):
+        raise click.BadParameter(f"expected two of {', '.join(known)} separated by a comma, "
+                                 f"got {bots!r}", param_hint="--bots")
+    server_key = None
+    if seed is None:
+        from fairdeal.ledger.keys import load_or_create_server_key
+
+        server_key = load_or_create_server_key(obj.data_dir)
+    settings = SimulationSettings(game=game, params=params, bots=(names[0], names[1]),
+                                  turn_limit_ms=turn_limit * 1000, signed_moves=signed)
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    for bundle in simulate_matches(settings, count, seed=seed, server_key=server_key):
+        match_id = bundle["events"][0]["match_id"]
+        path = folder / f"{match_id}.json"
+        path.write_text(json.dumps(bundle, ensure_ascii=False, separators=(",", ":")) + "\n",
+                        encoding="utf-8")
+        result = bundle["events"][-1]["result"]
+        winner = "draw" if result["winner"] is None else f"seat {result['winner']} won"
+        click.echo(f"{path}  {len(bundle['events'])} events, {winner} ({result['reason']})")
+
+
+def _read(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as e:
+        raise click.FileError(path, hint=e.strerror or str(e)) from None
+
+
+@cli.command()
+@click.argument("files", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help="One JSON report per file.")
+@click.option("--trusted-key", default=None, metavar="ed25519:HEX",
+              help="Pin the server key: fail unless the bundle is signed by it.")
+@click.option("-v", "--verbose", is_flag=True, help="List every check, not only the verdict.")
+def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
+           verbose: bool) -> None:
+    """Verify match bundles offline: the chain, the signature, the commitment, the deal,
+    every move under the rules, the timers and the result.
+
+    Exit status 0 when every file verifies, 1 when any does not, 2 for a usage error.
+    """
+    if trusted_key is not None:
+        try:
+            parse_public_key(trusted_key.strip())
+        except InvalidKey as e:
+            raise click.BadParameter(str(e), param_hint="--trusted-key") from None
+        trusted_key = trusted_key.strip()
+    failures = 0
+    reports = []
+    for path in files:
+        data = sys.stdin.buffer.read() if path == "-" else _read(path)
+        report = verify_bytes(data, trusted_key)
+        failures += not report.ok
+        if as_json:
+            reports.append({"file": path, **report.to_json()})
+        else:
+            for line in report_lines(path, report, verbose):
+                click.echo(line)
+    if as_json:
+        click.echo(json.dumps(reports if len(reports) > 1 else reports[0], indent=2,
+                              ensure_ascii=False))
+    sys.exit(1 if failures else 0)
+
+
+@cli.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--step", type=click.IntRange(0), default=None,
+              help="Only the state after step N (0 is the deal, N the N-th play).")
+@click.option("--json", "as_json", is_flag=True, help="States as JSON.")
+def replay(file: str, step: int | None, as_json: bool) -> None:
+    """Re-derive and print the states of a sealed match, step by step."""
+    data = sys.stdin.buffer.read() if file == "-" else _read(file)
+    try:
+        bundle = Bundle.from_bytes(data)
+    except InvalidBundle as e:
+        raise click.ClickException(f"{file} is not a valid bundle: {e}") from None
+    report = verify_bytes(data)
+    if not report.ok:
+        click.echo(f"warning: {file} does not verify ({report.failure}); showing the states "
+                   "up to the failure", err=True)
+    from fairdeal.verifier.report import VerificationError
+
+    try:
+        replayer, steps, _ = replay_steps(bundle.events,
+                                          bytes.fromhex(bundle.events[-1]["server_seed"]))
+    except VerificationError as e:
+        raise click.ClickException(f"cannot replay {file}: {e}") from None
+    game = replayer.game
+    if step is not None:
+        if step >= len(steps):
+            raise click.BadParameter(f"the match has steps 0 to {len(steps) - 1}",
+                                     param_hint="--step")
+        steps = [steps[step]]
+    previous = None
+    for item in steps:
+        state_json = game.state_to_json(item.state)
+        if as_json:
+            click.echo(json.dumps({"step": item.number, "seq": item.seq, **state_json},
+                                  ensure_ascii=False))
+            continue
+        click.echo(f"step {item.number} (event {item.seq}): {_step_words(game, previous, item)}")
+        click.echo("  " + json.dumps(state_json, ensure_ascii=False))
+        previous = item.state
+
+
+def _step_words(game: Any, previous: Any, item: Any) -> str:
+    if item.number == 0:
+        return "the deal"
+    event = item.event
+    if event["type"] == "move" and previous is not None:
+        return str(game.describe_action(previous, game.parse_action(event["action"])))
+    return f"{event['type']} by seat {game.seat_names[event['seat']]}"
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    cli()

@@ -1,0 +1,287 @@
+"""The bundle file: parse, then validate at construction, so every Bundle in memory is
+well-formed. A malformed file gets an InvalidBundle that names the field, never a traceback.
+
+    {"format": "fairdeal.bundle/1",
+     "events": [genesis, ..., reveal],
+     "signature": {"key": "ed25519:<hex>", "sig": "<128 hex>"}}
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .protocol import BUNDLE_FORMAT, EVENT_TYPES, PROTOCOL
+
+__all__ = ["MAX_BUNDLE_BYTES", "Bundle", "InvalidBundle", "parse_json", "validate_event"]
+
+#: a bundle larger than this is refused before parsing (a long match is well under 1 MiB)
+MAX_BUNDLE_BYTES = 64 * 1024 * 1024
+MAX_DEPTH = 64
+
+_HEX64 = re.compile(r"[0-9a-f]{64}\Z")
+_HEX128 = re.compile(r"[0-9a-f]{128}\Z")
+_HEX16 = re.compile(r"[0-9a-f]{16}\Z")
+_MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
+_KEY = re.compile(r"ed25519:[0-9a-f]{64}\Z")
+
+
+class InvalidBundle(ValueError):
+    """The file is not a well-formed bundle; the message names the field and the problem."""
+
+
+def _reject_float(text: str) -> Any:
+    raise InvalidBundle(f"numbers must be integers in canonical JSON, found {text!r}")
+
+
+def _reject_constant(text: str) -> Any:
+    raise InvalidBundle(f"{text} is not allowed in canonical JSON")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise InvalidBundle(f"duplicate key {key!r} in an object")
+            seen.add(key)
+    return result
+
+
+def _depth(value: Any, limit: int) -> None:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            raise InvalidBundle(f"JSON nested deeper than {limit} levels")
+        if isinstance(item, dict):
+            stack.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+
+
+def parse_json(data: bytes | str, max_bytes: int = MAX_BUNDLE_BYTES) -> Any:
+    """Strict JSON: UTF-8, no floats, no NaN, no duplicate keys, bounded size and depth."""
+    if len(data) > max_bytes:
+        raise InvalidBundle(f"file is {len(data)} bytes, more than the {max_bytes} allowed")
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InvalidBundle(f"file is not UTF-8 text (byte {e.start})") from None
+    else:
+        text = data
+    if not text.strip():
+        raise InvalidBundle("file is empty")
+    try:
+        value = json.loads(
+            text,
+            parse_float=_reject_float,
+            parse_constant=_reject_constant,
+            object_pairs_hook=_unique_keys,
+        )
+    except json.JSONDecodeError as e:
+        hint = " (the file looks truncated)" if e.pos >= len(text.rstrip()) else ""
+        raise InvalidBundle(
+            f"not valid JSON at line {e.lineno} column {e.colno}: {e.msg}{hint}"
+        ) from None
+    except RecursionError:
+        raise InvalidBundle(f"JSON nested deeper than {MAX_DEPTH} levels") from None
+    _depth(value, MAX_DEPTH)
+    return value
+
+
+# --- field checks: each returns nothing and raises InvalidBundle naming the field -----------
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _need(event: Mapping[str, Any], where: str, key: str) -> Any:
+    if key not in event:
+        raise InvalidBundle(f"{where}: missing field {key!r}")
+    return event[key]
+
+
+def _int(where: str, value: Any, minimum: int = 0) -> None:
+    if not _is_int(value) or value < minimum:
+        raise InvalidBundle(f"{where}: expected an integer >= {minimum}, got {value!r}")
+
+
+def _pattern(where: str, value: Any, pattern: re.Pattern[str], what: str) -> None:
+    if not isinstance(value, str) or not pattern.match(value):
+        raise InvalidBundle(f"{where}: expected {what}, got {value!r}")
+
+
+def _text(where: str, value: Any, longest: int = 200) -> None:
+    if not isinstance(value, str) or not value or len(value) > longest:
+        raise InvalidBundle(f"{where}: expected a non-empty string of at most {longest} "
+                            f"characters, got {value!r}")
+
+
+def _genesis(event: Mapping[str, Any], where: str) -> None:
+    if _need(event, where, "protocol") != PROTOCOL:
+        raise InvalidBundle(f"{where}.protocol: this verifier speaks {PROTOCOL!r}, "
+                            f"the file says {event['protocol']!r}")
+    _pattern(f"{where}.match_id", _need(event, where, "match_id"), _MATCH_ID,
+             "1-64 letters, digits, '_' or '-'")
+    _text(f"{where}.game", _need(event, where, "game"), 40)
+    _text(f"{where}.rules_version", _need(event, where, "rules_version"), 40)
+    _pattern(f"{where}.rules_hash", _need(event, where, "rules_hash"), _HEX64, "64 hex digits")
+    if not isinstance(_need(event, where, "params"), dict):
+        raise InvalidBundle(f"{where}.params: expected an object, got {event['params']!r}")
+    limit = _need(event, where, "turn_limit_ms")
+    if limit is not None:
+        _int(f"{where}.turn_limit_ms", limit, 1)
+    seats = _need(event, where, "seats")
+    if not isinstance(seats, list) or not 2 <= len(seats) <= 8:
+        raise InvalidBundle(f"{where}.seats: expected a list of 2 to 8 seats, got {seats!r}")
+    for index, seat in enumerate(seats):
+        if not isinstance(seat, dict) or set(seat) != {"name"}:
+            raise InvalidBundle(f"{where}.seats[{index}]: expected {{\"name\": ...}}, "
+                                f"got {seat!r}")
+        _text(f"{where}.seats[{index}].name", seat["name"], 80)
+    _pattern(f"{where}.server_key_id", _need(event, where, "server_key_id"), _HEX16,
+             "16 hex digits")
+    _pattern(f"{where}.commitment", _need(event, where, "commitment"), _HEX64, "64 hex digits")
+
+
+def _seat(event: Mapping[str, Any], where: str) -> None:
+    _int(f"{where}.seat", _need(event, where, "seat"))
+
+
+def _seat_key(event: Mapping[str, Any], where: str) -> None:
+    _seat(event, where)
+    _pattern(f"{where}.public_key", _need(event, where, "public_key"), _KEY,
+             "'ed25519:' and 64 hex digits")
+
+
+def _client_seed(event: Mapping[str, Any], where: str) -> None:
+    _seat(event, where)
+    seed = _need(event, where, "client_seed")
+    if seed is not None:
+        _pattern(f"{where}.client_seed", seed, _HEX64, "64 hex digits or null")
+
+
+def _signed(event: Mapping[str, Any], where: str) -> None:
+    if "sig" in event:
+        _pattern(f"{where}.sig", event["sig"], _HEX128, "128 hex digits")
+
+
+def _move(event: Mapping[str, Any], where: str) -> None:
+    _seat(event, where)
+    _need(event, where, "action")
+    if "action_id" in event:
+        _text(f"{where}.action_id", event["action_id"], 100)
+    _signed(event, where)
+
+
+def _resign(event: Mapping[str, Any], where: str) -> None:
+    _seat(event, where)
+    _signed(event, where)
+
+
+def _reveal(event: Mapping[str, Any], where: str) -> None:
+    _pattern(f"{where}.server_seed", _need(event, where, "server_seed"), _HEX64,
+             "64 hex digits")
+    result = _need(event, where, "result")
+    if not isinstance(result, dict) or set(result) != {"winner", "reason"}:
+        raise InvalidBundle(f"{where}.result: expected {{\"winner\", \"reason\"}}, "
+                            f"got {result!r}")
+    if result["winner"] is not None:
+        _int(f"{where}.result.winner", result["winner"])
+    _text(f"{where}.result.reason", result["reason"], 40)
+
+
+_COMMON = {"seq", "prev", "type", "ts"}
+_FIELDS: dict[str, tuple[set[str], Callable[[Mapping[str, Any], str], None]]] = {
+    "genesis": ({"protocol", "match_id", "game", "rules_version", "rules_hash", "params",
+                 "turn_limit_ms", "seats", "server_key_id", "commitment"}, _genesis),
+    "seat_key": ({"seat", "public_key"}, _seat_key),
+    "client_seed": ({"seat", "client_seed"}, _client_seed),
+    "move": ({"seat", "action", "action_id", "sig"}, _move),
+    "timeout": ({"seat"}, _seat),
+    "resign": ({"seat", "sig"}, _resign),
+    "reveal": ({"server_seed", "result"}, _reveal),
+}
+assert set(_FIELDS) == set(EVENT_TYPES)
+
+
+def validate_event(event: Any, where: str) -> None:
+    """Check one event's shape (not its meaning); raise InvalidBundle naming the field."""
+    if not isinstance(event, dict):
+        raise InvalidBundle(f"{where}: expected an event object, got {type(event).__name__}")
+    _int(f"{where}.seq", _need(event, where, "seq"))
+    _pattern(f"{where}.prev", _need(event, where, "prev"), _HEX64, "64 hex digits")
+    _int(f"{where}.ts", _need(event, where, "ts"))
+    kind = _need(event, where, "type")
+    if kind not in _FIELDS:
+        raise InvalidBundle(f"{where}.type: unknown event type {kind!r} "
+                            f"(known: {', '.join(EVENT_TYPES)})")
+    allowed, check = _FIELDS[kind]
+    extra = set(event) - _COMMON - allowed
+    if extra:
+        raise InvalidBundle(f"{where}: unexpected field {sorted(extra)[0]!r} in a {kind} event")
+    check(event, where)
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """A parsed, well-formed bundle. Its meaning is checked by verifier.verify."""
+
+    events: list[dict[str, Any]]
+    server_key: str
+    signature: str
+
+    @property
+    def genesis(self) -> dict[str, Any]:
+        return self.events[0]
+
+    @property
+    def match_id(self) -> str:
+        match_id: str = self.events[0]["match_id"]
+        return match_id
+
+    @classmethod
+    def from_bytes(cls, data: bytes | str) -> Bundle:
+        return cls.from_json(parse_json(data))
+
+    @classmethod
+    def from_json(cls, data: Any) -> Bundle:
+        if not isinstance(data, dict):
+            raise InvalidBundle(f"a bundle is a JSON object, got {type(data).__name__}")
+        fmt = data.get("format")
+        if fmt != BUNDLE_FORMAT:
+            raise InvalidBundle(f"format: expected {BUNDLE_FORMAT!r}, got {fmt!r}")
+        extra = set(data) - {"format", "events", "signature"}
+        if extra:
+            raise InvalidBundle(f"unexpected top-level field {sorted(extra)[0]!r}")
+        events = data.get("events")
+        if not isinstance(events, list) or not events:
+            raise InvalidBundle("events: expected a non-empty list of events")
+        for index, event in enumerate(events):
+            validate_event(event, f"events[{index}]")
+        if events[0]["type"] != "genesis":
+            raise InvalidBundle(f"events[0].type: the first event must be the genesis, "
+                                f"got {events[0]['type']!r}")
+        if events[-1]["type"] != "reveal":
+            raise InvalidBundle(f"events[{len(events) - 1}].type: the last event of a sealed "
+                                f"match must be the reveal, got {events[-1]['type']!r} "
+                                "(the log is truncated or the match is not over)")
+        signature = data.get("signature")
+        if not isinstance(signature, dict) or set(signature) != {"key", "sig"}:
+            raise InvalidBundle('signature: expected {"key": ..., "sig": ...}')
+        _pattern("signature.key", signature["key"], _KEY, "'ed25519:' and 64 hex digits")
+        _pattern("signature.sig", signature["sig"], _HEX128, "128 hex digits")
+        return cls(events=events, server_key=signature["key"], signature=signature["sig"])
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": BUNDLE_FORMAT,
+            "events": self.events,
+            "signature": {"key": self.server_key, "sig": self.signature},
+        }

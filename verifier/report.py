@@ -1,0 +1,109 @@
+"""The verification report: every check named, and the first failure pinned to an event."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["CHECKS", "CheckResult", "Failure", "Report", "VerificationError"]
+
+#: every check, in the order it runs, with what it means in one line for people
+CHECKS: tuple[tuple[str, str], ...] = (
+    ("format", "The file is a well-formed fairdeal bundle."),
+    ("chain", "Every event is linked by hash to the one before it: no event was edited, "
+              "removed, inserted or reordered."),
+    ("signature", "The server signed the final event, sealing the whole history."),
+    ("rules", "The match names a known game, its rules version and the exact rules data."),
+    ("commitment", "The seed revealed after the match is the one committed to before it."),
+    ("timing", "The commitment and every player's seed came before the first move."),
+    ("deal", "Every shuffle and draw is re-derived from the seeds."),
+    ("moves", "Every move was legal under the rules, by the seat whose turn it was, "
+              "and nothing happened after the end."),
+    ("move-signatures", "Every move signed with a player's key carries that player's valid "
+                        "signature."),
+    ("timers", "Every move came within the turn limit, and every timeout only after it."),
+    ("result", "The declared result is the one the moves produce."),
+)
+_TITLES = dict(CHECKS)
+
+
+class VerificationError(ValueError):
+    """One check failed. ``check`` names it; ``seq`` is the first failing event, if any."""
+
+    def __init__(self, check: str, message: str, seq: int | None = None) -> None:
+        if check not in _TITLES:
+            raise ValueError(f"unknown check {check!r}")
+        self.check = check
+        self.seq = seq
+        self.reason = message
+        where = f"event {seq}: " if seq is not None else ""
+        super().__init__(f"{check}: {where}{message}")
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    name: str
+    status: str  # "pass", "fail" or "not-checked"
+    detail: str = ""
+
+    @property
+    def title(self) -> str:
+        return _TITLES[self.name]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "status": self.status, "title": self.title,
+                "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Failure:
+    check: str
+    seq: int | None
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"check": self.check, "seq": self.seq, "reason": self.reason}
+
+    def __str__(self) -> str:
+        where = f"event {self.seq}: " if self.seq is not None else ""
+        return f"{self.check} check failed at {where}{self.reason}"
+
+
+@dataclass
+class Report:
+    """What a verification found. ``ok`` only when every check passed."""
+
+    checks: list[CheckResult] = field(default_factory=list)
+    failure: Failure | None = None
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None and len(self.checks) == len(CHECKS)
+
+    def passed(self, name: str, detail: str = "") -> None:
+        self.checks.append(CheckResult(name, "pass", detail))
+
+    def failed(self, error: VerificationError) -> None:
+        self.failure = Failure(error.check, error.seq, error.reason)
+        done = {check.name for check in self.checks}
+        for name, _ in CHECKS:
+            if name in done:
+                continue
+            if name == error.check:
+                self.checks.append(CheckResult(name, "fail", str(self.failure)))
+            else:
+                self.checks.append(
+                    CheckResult(name, "not-checked", "not reached: verification stops at the "
+                                "first failure")
+                )
+        order = {name: index for index, (name, _) in enumerate(CHECKS)}
+        self.checks.sort(key=lambda check: order[check.name])
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "checks": [check.to_json() for check in self.checks],
+            "failure": self.failure.to_json() if self.failure else None,
+            **self.facts,
+        }

@@ -1,0 +1,147 @@
+"""Verify a sealed match bundle: numbered steps that mirror docs/SPEC.md, section "Verify".
+
+>>> report = verify_bytes(open("fixtures/bundles/arcomage-….json", "rb").read())  # doctest: +SKIP
+>>> report.ok
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from .bundle import Bundle, InvalidBundle
+from .canonical import canonical_bytes_trusted
+from .hashing import Tag, tag_prefix
+from .keys import InvalidKey, key_id, parse_public_key, verify_signature
+from .protocol import ZERO_HASH, commitment, head_message
+from .replay import MatchReplayer
+from .report import Report, VerificationError
+
+__all__ = ["chain_hashes", "verify_bundle", "verify_bytes"]
+
+
+def chain_hashes(events: list[dict[str, Any]]) -> list[str]:
+    """Check seq and prev links; return every event's hash. Raises VerificationError("chain")."""
+    hashes = []
+    prev = ZERO_HASH
+    prefix = tag_prefix(Tag.EVENT)
+    sha256 = hashlib.sha256
+    for index, event in enumerate(events):
+        if event["seq"] != index:
+            what = "missing or removed" if event["seq"] > index else "duplicated or reordered"
+            raise VerificationError(
+                "chain", f"expected event number {index} here, found number {event['seq']} "
+                f"(an event was {what})", index)
+        if event["prev"] != prev:
+            raise VerificationError(
+                "chain", f"the link to the previous event is broken: it names "
+                f"{event['prev'][:16]}…, but event {index - 1} hashes to {prev[:16]}… "
+                "(an earlier event was edited, or this one was moved)", index)
+        prev = sha256(prefix + canonical_bytes_trusted(event)).hexdigest()
+        hashes.append(prev)
+    return hashes
+
+
+def verify_bytes(data: bytes | str, trusted_key: str | None = None) -> Report:
+    """Parse and verify a bundle file's bytes. Never raises for bad input: see the report."""
+    report = Report()
+    try:
+        bundle = Bundle.from_bytes(data)
+    except InvalidBundle as e:
+        report.failed(VerificationError("format", str(e)))
+        return report
+    report.passed("format", f"{len(bundle.events)} events")
+    return verify_bundle(bundle, trusted_key, report)
+
+
+def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
+                  report: Report | None = None) -> Report:
+    """Run every check on a parsed bundle and return the report."""
+    if report is None:
+        report = Report()
+        report.passed("format", f"{len(bundle.events)} events")
+    events = bundle.events
+    genesis = events[0]
+    reveal = events[-1]
+    report.facts.update(
+        match_id=genesis["match_id"], game=genesis["game"], params=genesis["params"],
+        events=len(events), seats=[seat["name"] for seat in genesis["seats"]],
+        commitment=genesis["commitment"], server_seed=reveal["server_seed"],
+        result=reveal["result"], key_id=None, key_pinned=False,
+    )
+    try:
+        # (1) the chain: every event links by hash to the one before it
+        hashes = chain_hashes(events)
+        report.passed("chain", f"{len(events)} events, head {hashes[-1][:16]}…")
+
+        # (2) the server's signature over the head, by the key the genesis names
+        public = parse_public_key(bundle.server_key)
+        kid = key_id(public)
+        report.facts["key_id"] = kid
+        if kid != genesis["server_key_id"]:
+            raise VerificationError(
+                "signature", f"the bundle is signed by key {kid}, but the match was created "
+                f"under key {genesis['server_key_id']}", len(events) - 1)
+        message = head_message(genesis["match_id"], len(events) - 1, hashes[-1])
+        if not verify_signature(public, bytes.fromhex(bundle.signature), message):
+            raise VerificationError(
+                "signature", "the server's signature does not match the final event: the "
+                "history was changed after it was sealed", len(events) - 1)
+        if trusted_key is not None:
+            if parse_public_key(trusted_key) != public:
+                raise VerificationError(
+                    "signature", f"signed by key {kid}, which is not the trusted key "
+                    f"{key_id(parse_public_key(trusted_key))}", len(events) - 1)
+            report.facts["key_pinned"] = True
+            report.passed("signature", f"signed by the trusted key {kid}")
+        else:
+            report.passed("signature", f"signed by key {kid} (not pinned: pass --trusted-key "
+                          "to check it is the server's)")
+
+        # (3) the game, its rules version and rules data
+        replayer = MatchReplayer(genesis, bytes.fromhex(reveal["server_seed"]))
+        report.passed("rules", f"{replayer.game.title}, rules {genesis['rules_version']}")
+
+        # (4) the revealed seed opens the commitment published in the genesis
+        if commitment(replayer.server_seed or b"", genesis) != genesis["commitment"]:
+            raise VerificationError(
+                "commitment", "the revealed server seed does not open the commitment "
+                "published at the start: the seed was changed after the match began",
+                len(events) - 1)
+        report.passed("commitment", f"SHA-256 commitment {genesis['commitment'][:16]}… opens "
+                      "to the revealed seed")
+
+        # (5)-(9) replay every event under the protocol and the rules
+        for event in events[1:]:
+            replayer.feed(event)
+        if not replayer.started:
+            raise VerificationError("timing", "the match never started: not every seat added "
+                                    "or declined its client seed", len(events) - 1)
+        if replayer.outcome is None:
+            raise VerificationError("result", "the seed was revealed but the match is not over",
+                                    len(events) - 1)
+        added = sum(seed is not None for seed in replayer.client_seeds)
+        report.passed("timing", f"commitment at event 0; {added} of {replayer.seats} client "
+                      "seeds, all before the first move")
+        report.passed("deal", f"deal seed mixes the server seed with {added} client seed(s)")
+        report.passed("moves", f"{replayer.plies} plays checked under {genesis['rules_version']}")
+        signed = sum(key is not None for key in replayer.seat_keys)
+        report.passed("move-signatures", f"{signed} of {replayer.seats} seats signed their "
+                      "moves" if signed else "no seat registered a key (moves unsigned)")
+        limit = replayer.turn_limit_ms
+        report.passed("timers", f"turn limit {limit} ms" if limit else "no turn limit")
+        report.passed("result", _result_words(replayer))
+    except VerificationError as e:
+        report.failed(e)
+    except InvalidKey as e:
+        report.failed(VerificationError("signature", str(e)))
+    return report
+
+
+def _result_words(replayer: MatchReplayer) -> str:
+    outcome = replayer.outcome
+    assert outcome is not None
+    if outcome.winner is None:
+        return f"draw ({outcome.reason})"
+    return f"{replayer.seat_name(outcome.winner)} won ({outcome.reason})"
