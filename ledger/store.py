@@ -1,0 +1,275 @@
+"""The event store: a small, game-agnostic interface over the two tables.
+
+    store = EventStore(open_engine("sqlite:////tmp/ledger.db"))
+    store.append(match_id, expected_seq=5, events=[event5], match_update={"next_seq": 6})
+    store.read(match_id, after=4)          # [event5]
+
+Append-only for real: SQLite and PostgreSQL triggers refuse every UPDATE or DELETE on
+``events`` (and TRUNCATE on PostgreSQL). Optimistic concurrency: ``append`` names the position
+it expects to write; the primary key (match_id, seq) lets exactly one writer take a slot, and
+the loser gets a ConflictError translated from the driver's IntegrityError. A unique
+(match_id, action_id) makes a retried move detectable (``find_action``).
+
+SQLite runs in WAL mode with a busy timeout and ``synchronous=NORMAL``: an acknowledged append
+survives a killed process (the WAL is in the OS cache); only a power cut may lose the last
+transactions. PostgreSQL keeps its own durability settings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, func, insert, select, text, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.pool import NullPool
+from sqlmodel import SQLModel
+
+from fairdeal.verifier.canonical import canonical_bytes
+
+from .errors import ConflictError
+from .tables import EventRow, MatchRow
+
+__all__ = [
+    "DB_FILE",
+    "EventStore",
+    "StoredEvent",
+    "database_url",
+    "open_engine",
+]
+
+DB_FILE = "ledger.db"
+_EVENTS = EventRow.__table__  # type: ignore[attr-defined]
+_MATCHES = MatchRow.__table__  # type: ignore[attr-defined]
+
+_SQLITE_TRIGGERS = (
+    "CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events "
+    "BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE refused'); END",
+    "CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events "
+    "BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE refused'); END",
+)
+_PG_TRIGGERS = (
+    "CREATE OR REPLACE FUNCTION fairdeal_events_append_only() RETURNS trigger "
+    "LANGUAGE plpgsql AS $$ BEGIN "
+    "RAISE EXCEPTION 'events are append-only: % refused', TG_OP; END $$",
+    "CREATE OR REPLACE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events "
+    "FOR EACH ROW EXECUTE FUNCTION fairdeal_events_append_only()",
+    "CREATE OR REPLACE TRIGGER events_no_truncate BEFORE TRUNCATE ON events "
+    "FOR EACH STATEMENT EXECUTE FUNCTION fairdeal_events_append_only()",
+)
+
+
+def database_url(data_dir: Path | str, url: str | None = None) -> str:
+    """The URL to open: ``url`` when given, else the SQLite file in the data folder."""
+    if url:
+        return url
+    folder = Path(data_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{(folder / DB_FILE).resolve()}"
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def open_engine(url: str, *, pg_schema: str | None = None, create: bool = True) -> Engine:
+    """An engine for ``url`` with the tables and the append-only triggers in place.
+
+    ``pg_schema`` puts every table of a PostgreSQL database in that schema (tests use one
+    schema per run). The schema is created when missing.
+    """
+    kwargs: dict[str, Any] = {}
+    if url.startswith("sqlite"):
+        kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        if ":memory:" in url or url in ("sqlite://", "sqlite:///"):
+            raise ValueError("the ledger needs a SQLite file, not an in-memory database")
+    elif pg_schema is not None:
+        kwargs["connect_args"] = {"options": f"-c search_path={pg_schema}"}
+    if url.startswith("postgresql"):
+        kwargs.update(pool_size=20, max_overflow=20, pool_pre_ping=True)
+    engine = create_engine(url, **kwargs)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    if create:
+        _create_schema(engine, pg_schema)
+    return engine
+
+
+def _create_schema(engine: Engine, pg_schema: str | None) -> None:
+    if engine.dialect.name == "postgresql":
+        # several workers may start at once: one creates, the others wait and find it done
+        with engine.begin() as conn:
+            conn.execute(text("SELECT pg_advisory_xact_lock(7365840212)"))
+            if pg_schema is not None:
+                conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{pg_schema}"'))
+            SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS])
+            for statement in _PG_TRIGGERS:
+                conn.execute(text(statement))
+        return
+    with engine.begin() as conn:
+        SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS])
+        for statement in _SQLITE_TRIGGERS:
+            conn.execute(text(statement))
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One event as stored: its canonical bytes (what is hashed) and its hash."""
+
+    seq: int
+    type: str
+    body: str
+    hash: str
+    action_id: str | None = None
+
+    @classmethod
+    def of(cls, event: Mapping[str, Any], event_hash: str) -> StoredEvent:
+        return cls(
+            seq=event["seq"],
+            type=event["type"],
+            body=canonical_bytes(event).decode("utf-8"),
+            hash=event_hash,
+            action_id=event.get("action_id"),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        value: dict[str, Any] = json.loads(self.body)
+        return value
+
+
+class EventStore:
+    """Append with an expected position, read after a position; plus the match rows."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    # --- events -------------------------------------------------------------------------------
+
+    def append(
+        self,
+        match_id: str,
+        expected_seq: int,
+        events: Sequence[StoredEvent],
+        match_update: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Store ``events`` at ``expected_seq``, ``expected_seq + 1``, … in one transaction,
+        and apply ``match_update`` to the match row in the same transaction.
+
+        Raises ConflictError when any of those positions is taken (another writer won) or an
+        action id is already used; nothing is stored then.
+        """
+        for offset, stored in enumerate(events):
+            if stored.seq != expected_seq + offset:
+                raise ValueError(f"event {stored.seq} is not at position {expected_seq + offset}")
+        rows = [
+            {"match_id": match_id, "seq": stored.seq, "type": stored.type, "body": stored.body,
+             "hash": stored.hash, "action_id": stored.action_id}
+            for stored in events
+        ]
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(insert(_EVENTS), rows)
+                if match_update:
+                    conn.execute(update(_MATCHES).where(_MATCHES.c.id == match_id)
+                                 .values(**match_update))
+        except IntegrityError as e:
+            raise ConflictError(
+                f"match {match_id}: position {expected_seq} was taken by another writer",
+                next_seq=None,
+            ) from e
+
+    def read(self, match_id: str, after: int = -1, limit: int | None = None) -> list[StoredEvent]:
+        """The events of ``match_id`` with seq > ``after``, in order."""
+        query = (select(_EVENTS.c.seq, _EVENTS.c.type, _EVENTS.c.body, _EVENTS.c.hash,
+                        _EVENTS.c.action_id)
+                 .where(_EVENTS.c.match_id == match_id, _EVENTS.c.seq > after)
+                 .order_by(_EVENTS.c.seq))
+        if limit is not None:
+            query = query.limit(limit)
+        with self.engine.connect() as conn:
+            return [StoredEvent(*row) for row in conn.execute(query)]
+
+    def head_seq(self, match_id: str) -> int:
+        """The highest stored seq of a match (-1 when it has none)."""
+        with self.engine.connect() as conn:
+            value = conn.execute(select(func.max(_EVENTS.c.seq))
+                                 .where(_EVENTS.c.match_id == match_id)).scalar()
+        return -1 if value is None else int(value)
+
+    def find_action(self, match_id: str, action_id: str) -> StoredEvent | None:
+        """The stored event carrying ``action_id``, if a move with it was recorded."""
+        query = (select(_EVENTS.c.seq, _EVENTS.c.type, _EVENTS.c.body, _EVENTS.c.hash,
+                        _EVENTS.c.action_id)
+                 .where(_EVENTS.c.match_id == match_id, _EVENTS.c.action_id == action_id))
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        return None if row is None else StoredEvent(*row)
+
+    # --- matches ------------------------------------------------------------------------------
+
+    def create_match(self, row: Mapping[str, Any], events: Sequence[StoredEvent]) -> None:
+        """Insert a new match row and its first events; ConflictError if the id exists."""
+        event_rows = [
+            {"match_id": row["id"], "seq": stored.seq, "type": stored.type, "body": stored.body,
+             "hash": stored.hash, "action_id": stored.action_id}
+            for stored in events
+        ]
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(insert(_MATCHES), [dict(row)])
+                if event_rows:
+                    conn.execute(insert(_EVENTS), event_rows)
+        except IntegrityError as e:
+            raise ConflictError(f"a match with id {row['id']!r} already exists",
+                                code="match-exists") from e
+
+    def match(self, match_id: str) -> dict[str, Any] | None:
+        """The match row as a dict, or None."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(_MATCHES).where(_MATCHES.c.id == match_id)).mappings().first()
+        return None if row is None else dict(row)
+
+    def update_match(self, match_id: str, values: Mapping[str, Any]) -> None:
+        """Change mutable match fields (never an event)."""
+        with self.engine.begin() as conn:
+            conn.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(**values))
+
+    def matches(self, limit: int = 50, offset: int = 0, game: str | None = None,
+                status: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """Match rows, newest first."""
+        query = select(_MATCHES).order_by(_MATCHES.c.created_ms.desc(), _MATCHES.c.id)
+        if game is not None:
+            query = query.where(_MATCHES.c.game == game)
+        if status is not None:
+            query = query.where(_MATCHES.c.status.in_(list(status)))
+        query = query.limit(limit).offset(offset)
+        with self.engine.connect() as conn:
+            return [dict(row) for row in conn.execute(query).mappings()]
+
+    def count_matches(self, game: str | None = None) -> int:
+        query = select(func.count()).select_from(_MATCHES)
+        if game is not None:
+            query = query.where(_MATCHES.c.game == game)
+        with self.engine.connect() as conn:
+            return int(conn.execute(query).scalar() or 0)
+
+    def due(self, now_ms: int, limit: int = 100) -> list[str]:
+        """Ids of live matches whose turn deadline has passed."""
+        query = (select(_MATCHES.c.id)
+                 .where(_MATCHES.c.status == "playing", _MATCHES.c.deadline_ms.is_not(None),
+                        _MATCHES.c.deadline_ms <= now_ms)
+                 .order_by(_MATCHES.c.deadline_ms).limit(limit))
+        with self.engine.connect() as conn:
+            return [row[0] for row in conn.execute(query)]

@@ -1,0 +1,55 @@
+"""The ledger's two tables. ``events`` is append-only (the database refuses UPDATE and DELETE,
+see ledger.store); ``matches`` holds what changes: status, the next position, the deadline, and
+the secrets that must never leave the server before the reveal (the server seed, the hashes of
+the seat tokens).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import BigInteger, Column, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+__all__ = ["EventRow", "MatchRow"]
+
+
+class MatchRow(SQLModel, table=True):
+    """One match: live (``seating``, ``playing``), ``ended`` (sealed here) or ``imported``."""
+
+    __tablename__ = "matches"
+
+    id: str = Field(primary_key=True, max_length=64)
+    game: str = Field(max_length=40, index=True)
+    #: canonical JSON of the normalized parameters
+    params: str = Field(sa_column=Column(Text, nullable=False))
+    turn_limit_ms: int | None = Field(default=None, sa_column=Column(BigInteger))
+    created_ms: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))
+    status: str = Field(max_length=16, index=True)
+    #: JSON list of the seat names
+    seat_names: str = Field(sa_column=Column(Text, nullable=False))
+    #: JSON list of SHA-256 hex digests of the seat tokens (the tokens themselves are not kept)
+    token_hashes: str = Field(default="[]", sa_column=Column(Text, nullable=False))
+    #: hex; secret until the reveal. None for imported matches (the reveal event carries it)
+    server_seed: str | None = Field(default=None, max_length=64)
+    commitment: str = Field(max_length=64)
+    next_seq: int = 1
+    #: when the current turn runs out (ms); None when no deadline runs
+    deadline_ms: int | None = Field(default=None, sa_column=Column(BigInteger, index=True))
+    #: JSON {"winner", "reason"} once the match is over
+    result: str | None = Field(default=None, sa_column=Column(Text))
+    seal_key: str | None = Field(default=None, max_length=80)
+    seal_sig: str | None = Field(default=None, max_length=128)
+    verified: bool = False
+
+
+class EventRow(SQLModel, table=True):
+    """One event of one match, exactly as hashed: ``body`` is its canonical JSON."""
+
+    __tablename__ = "events"
+    __table_args__ = (UniqueConstraint("match_id", "action_id", name="uq_events_action"),)
+
+    match_id: str = Field(primary_key=True, max_length=64, foreign_key="matches.id")
+    seq: int = Field(primary_key=True)
+    type: str = Field(max_length=16)
+    body: str = Field(sa_column=Column(Text, nullable=False))
+    hash: str = Field(max_length=64)
+    action_id: str | None = Field(default=None, max_length=100)
