@@ -1,0 +1,163 @@
+"""Pure presentation helpers: the words and rows the templates show. No Flask here.
+
+>>> duration_words(75_000)
+'1:15'
+>>> badges("arcomage", {"deck": "infinite", "battlefield": "Harmonia"}, 60_000)[0]
+{'label': 'Harmonia', 'kind': 'board'}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .matches import LoadedMatch
+
+__all__ = [
+    "badges",
+    "duration_words",
+    "event_rows",
+    "perspectives",
+    "result_words",
+    "seat_label",
+]
+
+GAME_TITLES = {"arcomage": "Two-tower duel", "toybattle": "Toy Battle"}
+DEFAULT_SEAT_NAMES = ("A", "B", "C", "D", "E", "F", "G", "H")
+
+
+def duration_words(ms: int) -> str:
+    """A duration as m:ss (or h:mm:ss)."""
+    seconds = max(0, ms) // 1000
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{seconds:02d}"
+    return f"{minutes}:{seconds:02d}"
+
+
+def game_title(game_name: str | None, game: Any = None) -> str:
+    """The game's human title, from the rules package when it is loaded."""
+    if game is not None and getattr(game, "title", None):
+        return str(game.title)
+    return GAME_TITLES.get(game_name or "", game_name or "unknown game")
+
+
+def seat_names(game: Any, count: int) -> tuple[str, ...]:
+    names = tuple(getattr(game, "seat_names", ()) or ())
+    return names if len(names) >= count else DEFAULT_SEAT_NAMES[:count]
+
+
+def seat_label(game: Any, seats: Sequence[Mapping[str, Any]], seat: Any) -> str:
+    """``"A (alice)"`` for a seat index; ``"?"`` for one that does not exist."""
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(seats):
+        return "?"
+    return f"{seat_names(game, len(seats))[seat]} ({seats[seat].get('name', '?')})"
+
+
+def badges(game_name: str | None, params: Mapping[str, Any] | None,
+           turn_limit_ms: int | None) -> list[dict[str, str]]:
+    """The badges of a match card: battlefield or board, deck type, turn timer."""
+    params = params or {}
+    out = []
+    for key in ("battlefield", "board"):
+        if params.get(key):
+            out.append({"label": str(params[key]), "kind": "board"})
+    if params.get("deck"):
+        out.append({"label": f"{params['deck']} deck", "kind": "deck"})
+    if turn_limit_ms:
+        out.append({"label": f"{duration_words(turn_limit_ms)} per turn", "kind": "timer"})
+    else:
+        out.append({"label": "no turn timer", "kind": "timer"})
+    return out
+
+
+def result_words(result: Mapping[str, Any] | None, seats: Sequence[Any], game: Any = None) -> str:
+    """``"A (alice) won: tower-destroyed"``, ``"draw"``, or ``"in play"``."""
+    if not result:
+        return "in play"
+    seat_dicts = [seat if isinstance(seat, Mapping) else {"name": seat} for seat in seats]
+    reason = str(result.get("reason", "")).replace("-", " ")
+    winner = result.get("winner")
+    if winner is None:
+        return f"draw · {reason}" if reason else "draw"
+    return f"{seat_label(game, seat_dicts, winner)} won · {reason}"
+
+
+def perspectives(match: LoadedMatch) -> list[dict[str, Any]]:
+    """The perspective switch: each seat, and the spectator (everything, after the reveal).
+
+    A live match has only the spectator's public view: hidden cards are shown only after the
+    reveal.
+    """
+    genesis = match.genesis or {}
+    seats = genesis.get("seats", [])
+    spectator = {"key": "all", "seat": None,
+                 "label": "Spectator" if match.live else "Spectator (all revealed)"}
+    if match.live:
+        return [spectator]
+    names = seat_names(match.game, len(seats))
+    return [spectator] + [
+        {"key": names[index].lower(), "seat": index,
+         "label": f"Seat {names[index]}: {seat.get('name', '?')}"}
+        for index, seat in enumerate(seats)
+    ]
+
+
+def _event_text(match: LoadedMatch, event: Mapping[str, Any]) -> str:
+    genesis = match.genesis or {}
+    seats = genesis.get("seats", [])
+    who = "Seat " + seat_label(match.game, seats, event.get("seat"))
+    kind = event.get("type")
+    if kind == "genesis":
+        return f"Match created; commitment {str(event.get('commitment', ''))[:12]}… published"
+    if kind == "seat_key":
+        return f"{who} registered a signing key"
+    if kind == "client_seed":
+        if event.get("client_seed") is None:
+            return f"{who} declined to add a client seed"
+        return f"{who} added a client seed {str(event['client_seed'])[:12]}…"
+    if kind == "reveal":
+        outcome = result_words(event.get("result"), seats, match.game)
+        return f"Seed revealed {str(event.get('server_seed', ''))[:12]}… — {outcome}"
+    number = match.step_of_seq.get(event.get("seq", -1))
+    if number is not None and number < len(match.steps) and not match.live:
+        return match.steps[number].caption
+    if kind == "move":
+        return f"{who} moved"
+    if kind == "timeout":
+        return f"{who} let the turn run out"
+    if kind == "resign":
+        return f"{who} resigned"
+    return str(kind)
+
+
+def event_rows(match: LoadedMatch) -> list[dict[str, Any]]:
+    """Every event as a row of the event list: seq, time into the match, seat, words, step.
+
+    ``step`` is the step number a row links to (None for events that do not change the state
+    or that lie past a failure); ``failed`` marks the first failing event.
+    """
+    if not match.events:
+        return []
+    start = match.events[0].get("ts", 0)
+    names = seat_names(match.game, len((match.genesis or {}).get("seats", [])))
+    failure_seq = match.failure_seq
+    rows = []
+    for event in match.events:
+        seq = event.get("seq")
+        seat = event.get("seat")
+        step = match.step_of_seq.get(seq) if isinstance(seq, int) else None
+        if step is not None and not match.live and step >= len(match.steps):
+            step = None
+        rows.append({
+            "seq": seq,
+            "kind": event.get("type"),
+            "time": duration_words(int(event.get("ts", start)) - int(start)),
+            "seat": names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else "",
+            "text": _event_text(match, event),
+            "step": step,
+            "failed": failure_seq is not None and seq == failure_seq,
+            "signed": "sig" in event,
+        })
+    return rows

@@ -1,0 +1,157 @@
+"""Where the viewer's matches come from: the ledger's read API, through one small adapter.
+
+The viewer needs only ``list_matches``, ``get_match``, ``public_events``, ``bundle_bytes``,
+``import_bundle`` and (for live matches) ``spectator_view``. ``MemoryLedger`` offers the same
+calls over bundles held in memory, so the pages, the tests and the benchmark run without a
+database; the real ledger is found on ``app.extensions["fairdeal.ledger"]``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fairdeal.verifier.bundle import Bundle
+from fairdeal.verifier.verify import verify_bytes
+
+__all__ = ["MatchSummary", "MemoryLedger", "summarize"]
+
+
+def _field(record: Any, *names: str, default: Any = None) -> Any:
+    """The first of ``names`` found on a dict or an object (the ledger may return either)."""
+    for name in names:
+        if isinstance(record, Mapping):
+            if name in record:
+                return record[name]
+        elif hasattr(record, name):
+            return getattr(record, name)
+    return default
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    """One line of the home page's match list."""
+
+    match_id: str
+    game: str
+    params: Mapping[str, Any]
+    seats: tuple[str, ...]
+    status: str  # "live" or "ended"
+    result: Mapping[str, Any] | None
+    events: int
+    turn_limit_ms: int | None
+    created_ms: int | None
+
+    @property
+    def live(self) -> bool:
+        return self.status != "ended"
+
+
+def summarize(record: Any) -> MatchSummary:
+    """A ledger match record (dict or object, genesis-shaped or flat) as a MatchSummary."""
+    genesis = _field(record, "genesis", default=None) or {}
+    seats_raw = _field(record, "seats", default=None) or genesis.get("seats", [])
+    seats = tuple(
+        str(_field(seat, "name", default=seat)) if not isinstance(seat, str) else seat
+        for seat in seats_raw
+    )
+    result = _field(record, "result", default=None)
+    status = _field(record, "status", "state", default=None)
+    ended = _field(record, "ended", "sealed", default=None)
+    if status is None:
+        status = "ended" if (ended or result) else "live"
+    status = "ended" if str(status).lower() in ("ended", "sealed", "revealed", "over",
+                                               "finished") else "live"
+    return MatchSummary(
+        match_id=str(_field(record, "match_id", "id", default=genesis.get("match_id", ""))),
+        game=str(_field(record, "game", default=genesis.get("game", ""))),
+        params=_field(record, "params", default=None) or genesis.get("params", {}),
+        seats=seats,
+        status=status,
+        result=result,
+        events=int(_field(record, "events", "event_count", "length", default=0) or 0)
+        if not isinstance(_field(record, "events"), list) else len(_field(record, "events")),
+        turn_limit_ms=_field(record, "turn_limit_ms", default=genesis.get("turn_limit_ms")),
+        created_ms=_field(record, "created_ms", "ts", default=genesis.get("ts")),
+    )
+
+
+class MemoryLedger:
+    """The ledger's read API over sealed bundles (and live event lists) held in memory.
+
+    >>> store = MemoryLedger()
+    >>> store.list_matches(10, 0)
+    []
+    """
+
+    def __init__(self) -> None:
+        self._bundles: dict[str, bytes] = {}
+        self._live: dict[str, list[dict[str, Any]]] = {}
+        self._order: list[str] = []
+        self._lock = threading.Lock()
+
+    def import_bundle(self, data: bytes) -> str:
+        """Store a sealed bundle that verifies; return its match id. Raises ValueError."""
+        report = verify_bytes(data)
+        if not report.ok:
+            raise ValueError(f"the bundle does not verify: {report.failure}")
+        match_id = Bundle.from_bytes(data).match_id
+        with self._lock:
+            if match_id not in self._bundles and match_id not in self._live:
+                self._order.append(match_id)
+            self._bundles[match_id] = bytes(data)
+            self._live.pop(match_id, None)
+        return match_id
+
+    def add_live(self, events: list[dict[str, Any]]) -> str:
+        """Hold a match in play as its public events so far (appending replaces them)."""
+        match_id = str(events[0]["match_id"])
+        with self._lock:
+            if match_id not in self._live and match_id not in self._bundles:
+                self._order.append(match_id)
+            self._live[match_id] = [dict(event) for event in events]
+        return match_id
+
+    def _record(self, match_id: str) -> dict[str, Any] | None:
+        if match_id in self._bundles:
+            bundle = Bundle.from_bytes(self._bundles[match_id])
+            events = bundle.events
+            return {"match_id": match_id, "genesis": events[0], "status": "ended",
+                    "result": events[-1]["result"], "events": len(events)}
+        if match_id in self._live:
+            events = self._live[match_id]
+            return {"match_id": match_id, "genesis": events[0], "status": "live",
+                    "result": None, "events": len(events)}
+        return None
+
+    def list_matches(self, limit: int = 20, offset: int = 0,
+                     game: str | None = None) -> list[dict[str, Any]]:
+        """Newest first."""
+        records = [self._record(match_id) for match_id in reversed(self._order)]
+        chosen = [r for r in records if r and (game is None or r["genesis"]["game"] == game)]
+        return chosen[offset:offset + limit]
+
+    def get_match(self, match_id: str) -> dict[str, Any] | None:
+        return self._record(match_id)
+
+    def public_events(self, match_id: str, after: int = -1) -> list[dict[str, Any]] | None:
+        if match_id in self._bundles:
+            events = Bundle.from_bytes(self._bundles[match_id]).events
+        elif match_id in self._live:
+            events = self._live[match_id]
+        else:
+            return None
+        return [event for event in events if event["seq"] > after]
+
+    def bundle_bytes(self, match_id: str) -> bytes | None:
+        return self._bundles.get(match_id)
+
+    def spectator_view(self, match_id: str) -> dict[str, Any] | None:
+        """Public state only; a memory store has no seed for a live match, so no state."""
+        record = self._record(match_id)
+        if record is None:
+            return None
+        return {"match_id": match_id, "status": record["status"], "events": record["events"],
+                "view": None}

@@ -1,0 +1,406 @@
+"""The viewer's routes. Views are thin: they find the match, then hand the templates the rows
+that matches.py and present.py computed."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask import (
+    Response,
+    abort,
+    current_app,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from markupsafe import Markup
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+
+from . import bp
+from .matches import LoadedMatch, MatchCache, check_rows, load_bundle, load_live
+from .present import (
+    badges,
+    event_rows,
+    game_title,
+    perspectives,
+    result_words,
+    seat_label,
+)
+from .sources import MemoryLedger, summarize
+
+#: uploads larger than this are refused with a clear page (a 300-play match is ~100 kB)
+UPLOAD_LIMIT = 5 * 1024 * 1024
+_MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
+_UPLOAD_KEY = re.compile(r"u-[0-9a-f]{32}\Z")
+AUTOPLAY_SPEEDS = ((2000, "0.5×"), (1000, "1×"), (500, "2×"), (250, "4×"))
+
+
+# --- where things live on the app ---------------------------------------------------------
+
+def _ledger() -> Any:
+    """The ledger if the app has one, else this viewer's own in-memory store."""
+    ledger = current_app.extensions.get("fairdeal.ledger")
+    if ledger is None:
+        ledger = current_app.extensions.setdefault("fairdeal.viewer.store", MemoryLedger())
+    return ledger
+
+
+def _cache() -> MatchCache:
+    cache: MatchCache = current_app.extensions.setdefault("fairdeal.viewer.cache",
+                                                          MatchCache(64))
+    return cache
+
+
+def _uploads() -> MatchCache:
+    """Uploaded bundles the user did not ask to store: held in memory for a while only."""
+    cache: MatchCache = current_app.extensions.setdefault("fairdeal.viewer.uploads",
+                                                          MatchCache(32))
+    return cache
+
+
+def _has_real_ledger() -> bool:
+    return current_app.extensions.get("fairdeal.ledger") is not None
+
+
+# --- loading matches ----------------------------------------------------------------------
+
+def _load_stored(match_id: str) -> LoadedMatch:
+    """A match from the ledger: sealed ones from their bundle, live ones from public events."""
+    if not _MATCH_ID.match(match_id):
+        abort(404, description=f"{match_id!r} is not a match id")
+    cache = _cache()
+    sealed = cache.peek(f"m-{match_id}")
+    if sealed is not None:
+        return sealed  # type: ignore[no-any-return]
+    ledger = _ledger()
+    record = ledger.get_match(match_id)
+    if record is None:
+        abort(404, description=f"no match with id {match_id!r}")
+    data = ledger.bundle_bytes(match_id)
+    if data is not None:
+        return cache.get(f"m-{match_id}", lambda: load_bundle(bytes(data), f"m-{match_id}"))
+    events = [dict(event) for event in (ledger.public_events(match_id, -1) or [])]
+    return cache.get(f"live-{match_id}-{len(events)}",
+                     lambda: load_live(match_id, events, f"live-{match_id}-{len(events)}"))
+
+
+def _load_upload(key: str) -> LoadedMatch:
+    if not _UPLOAD_KEY.match(key):
+        abort(404, description="no such upload")
+    match = _uploads().peek(key)
+    if match is None:
+        abort(410, description="This upload is no longer held by the server (uploads that are "
+                               "not stored are kept in memory for a while only). Upload the "
+                               "file again.")
+    return match  # type: ignore[no-any-return]
+
+
+def _verdict(summary_id: str) -> str:
+    """"verified", "failed" or "live" for the home list: only what was actually checked."""
+    try:
+        match = _load_stored(summary_id)
+    except HTTPException:
+        return "missing"
+    if match.live:
+        return "live"
+    return "verified" if match.report.ok else "failed"
+
+
+# --- the page model -----------------------------------------------------------------------
+
+def _int_arg(name: str, default: int) -> int:
+    raw = request.args.get(name, "")
+    try:
+        return int(raw)
+    except ValueError:
+        return default
+
+
+def _perspective(match: LoadedMatch) -> dict[str, Any]:
+    options = perspectives(match)
+    wanted = request.args.get("view", "all").lower()
+    for option in options:
+        if option["key"] == wanted:
+            return option
+    return options[0]
+
+
+def _base(match: LoadedMatch) -> str:
+    if match.key.startswith("u-"):
+        return url_for("viewer.upload_page", key=match.key)
+    return url_for("viewer.match_page", match_id=match.match_id)
+
+
+def _board(match: LoadedMatch, number: int, seat: int | None) -> Markup:
+    # the SVG comes from the rules package (trusted code, drawing numbers and card names it
+    # owns); everything user-supplied on the page goes through Jinja2's autoescaping
+    try:
+        return Markup(match.svg(number, seat))
+    except Exception as e:  # a drawing bug must not hide the rest of the page
+        current_app.logger.exception("render_svg failed")
+        return Markup("<p class='muted'>This game's drawing failed: {}</p>").format(
+            type(e).__name__)
+
+
+def _step_context(match: LoadedMatch, number: int, option: dict[str, Any]) -> dict[str, Any]:
+    step = match.step(number)
+    genesis = match.genesis or {}
+    seats = genesis.get("seats", [])
+    if step is None:
+        return {"step": None, "number": 0, "last": -1, "board": Markup(""), "caption": "",
+                "actor": ""}
+    return {
+        "step": step,
+        "number": step.number,
+        "last": match.last_step,
+        "board": _board(match, step.number, option["seat"]),
+        "caption": step.caption,
+        "actor": seat_label(match.game, seats, step.seat) if step.seat is not None else "",
+    }
+
+
+def _page_context(match: LoadedMatch) -> dict[str, Any]:
+    genesis = match.genesis or {}
+    seats = genesis.get("seats", [])
+    option = _perspective(match)
+    number = _int_arg("step", match.last_step if match.live else 0)
+    context = _step_context(match, number, option)
+    facts = match.report.facts
+    result = facts.get("result") if not match.live else None
+    title = " vs ".join(seat.get("name", "?") for seat in seats) or "Uploaded file"
+    base = _base(match)
+    view_query = "" if option["key"] == "all" else f"&view={option['key']}"
+    return {
+        "match": match,
+        "base": base,
+        "is_upload": match.key.startswith("u-"),
+        "title": title,
+        "game_title": game_title(genesis.get("game"), match.game),
+        "badges": badges(genesis.get("game"), genesis.get("params"), genesis.get("turn_limit_ms")),
+        "seats": [{"label": seat_label(match.game, seats, index), "name": seat.get("name")}
+                  for index, seat in enumerate(seats)],
+        "result": result_words(result, seats, match.game) if result else (
+            "in play" if match.live else ""),
+        "rows": event_rows(match),
+        "checks": check_rows(match),
+        "perspectives": perspectives(match),
+        "perspective": option,
+        "view_query": view_query,
+        "speeds": AUTOPLAY_SPEEDS,
+        "bundle_url": f"{base}/bundle.json" if match.bundle_bytes is not None else None,
+        "file_name": f"{match.match_id or 'bundle'}.json",
+        "share_url": request.url_root.rstrip("/") + (
+            url_for("viewer.match_page", match_id=match.match_id) if not match.key.startswith(
+                "u-") else base) + f"?step={context['number']}",
+        **context,
+    }
+
+
+# --- pages --------------------------------------------------------------------------------
+
+@bp.route("/")
+def home() -> Any:
+    """Recent and live matches, search by id, and the upload box."""
+    query = request.args.get("q", "").strip()
+    notice = None
+    ledger = _ledger()
+    if query:
+        if _MATCH_ID.match(query) and ledger.get_match(query) is not None:
+            return redirect(url_for("viewer.match_page", match_id=query))
+        notice = f"No match with id {query!r}."
+    game = request.args.get("game") or None
+    page = max(0, _int_arg("page", 0))
+    records = ledger.list_matches(20, page * 20, game) if game else ledger.list_matches(
+        20, page * 20)
+    summaries = [summarize(record) for record in records]
+    cards = []
+    for summary in summaries:
+        cards.append({
+            "summary": summary,
+            "title": game_title(summary.game),
+            "badges": badges(summary.game, summary.params, summary.turn_limit_ms),
+            "result": result_words(summary.result, list(summary.seats)),
+            "verdict": "live" if summary.live else _verdict(summary.match_id),
+        })
+    return render_template("viewer/home.html", cards=cards, query=query, notice=notice,
+                           page=page, game=game, has_more=len(records) == 20,
+                           limit_mb=UPLOAD_LIMIT // (1024 * 1024))
+
+
+@bp.route("/m/<match_id>")
+def match_page(match_id: str) -> Any:
+    """The match at step N, the event list, the stepper and the verification panel."""
+    match = _load_stored(match_id)
+    return render_template("viewer/match.html", **_page_context(match))
+
+
+@bp.route("/u/<key>")
+def upload_page(key: str) -> Any:
+    """An uploaded bundle (not stored): the same page as a stored match."""
+    match = _load_upload(key)
+    return render_template("viewer/match.html", **_page_context(match))
+
+
+@bp.route("/embed/<match_id>")
+def embed(match_id: str) -> Any:
+    """A compact, chrome-free view for streams and forums (an iframe)."""
+    match = _load_stored(match_id)
+    response = Response(render_template("viewer/embed.html", **_page_context(match)))
+    # the point of this page is to be framed elsewhere
+    response.headers["Content-Security-Policy"] = "frame-ancestors *"
+    return response
+
+
+def _fragment(match: LoadedMatch, number: int) -> Any:
+    option = _perspective(match)
+    context = _step_context(match, number, option)
+    if context["step"] is None:
+        abort(404, description="this match has no steps to show")
+    return jsonify({
+        "step": context["number"],
+        "last": context["last"],
+        "seq": context["step"].seq,
+        "caption": context["caption"],
+        "actor": context["actor"],
+        "board": str(render_template("viewer/_board_inner.html", **context)),
+    })
+
+
+@bp.route("/m/<match_id>/step/<int:number>.json")
+def match_step(match_id: str, number: int) -> Any:
+    """One step as a fragment: what the stepper fetches instead of reloading the page."""
+    return _fragment(_load_stored(match_id), number)
+
+
+@bp.route("/u/<key>/step/<int:number>.json")
+def upload_step(key: str, number: int) -> Any:
+    return _fragment(_load_upload(key), number)
+
+
+def _download(match: LoadedMatch) -> Any:
+    if match.bundle_bytes is None:
+        abort(404, description="a match in play has no bundle yet: it is sealed at the end")
+    name = f"{match.match_id or 'bundle'}.json"
+    return Response(match.bundle_bytes, mimetype="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+@bp.route("/m/<match_id>/bundle.json")
+def match_bundle(match_id: str) -> Any:
+    """The sealed bundle, byte for byte as the server signed it."""
+    return _download(_load_stored(match_id))
+
+
+@bp.route("/u/<key>/bundle.json")
+def upload_bundle(key: str) -> Any:
+    return _download(_load_upload(key))
+
+
+@bp.route("/m/<match_id>/live.json")
+def match_live(match_id: str) -> Any:
+    """What the live page polls: how many public events there are and whether it ended."""
+    if not _MATCH_ID.match(match_id):
+        abort(404)
+    ledger = _ledger()
+    record = ledger.get_match(match_id)
+    if record is None:
+        abort(404, description=f"no match with id {match_id!r}")
+    summary = summarize(record)
+    events = ledger.public_events(match_id, -1) or []
+    return jsonify({"match_id": match_id, "events": len(events),
+                    "ended": not summary.live})
+
+
+# --- upload -------------------------------------------------------------------------------
+
+@bp.route("/upload", methods=["GET"])
+def upload_form() -> Any:
+    return render_template("viewer/upload.html", limit_mb=UPLOAD_LIMIT // (1024 * 1024),
+                           error=None, pasted="", can_store=True)
+
+
+def _upload_error(message: str, status: int, pasted: str = "") -> Any:
+    return render_template("viewer/upload.html", limit_mb=UPLOAD_LIMIT // (1024 * 1024),
+                           error=message, pasted=pasted, can_store=True), status
+
+
+@bp.route("/upload", methods=["POST"])
+def upload_post() -> Any:
+    """Verify an uploaded bundle; store it only if the user ticked "store"."""
+    if request.content_length is not None and request.content_length > UPLOAD_LIMIT + 64_000:
+        raise RequestEntityTooLarge()
+    request.max_content_length = UPLOAD_LIMIT + 64_000
+    request.max_form_memory_size = UPLOAD_LIMIT
+    upload = request.files.get("bundle")
+    pasted = request.form.get("pasted", "")
+    data = upload.read(UPLOAD_LIMIT + 1) if upload is not None and upload.filename else b""
+    if not data:
+        data = pasted.encode("utf-8")
+    if not data.strip():
+        return _upload_error("Choose a bundle file or paste its JSON.", 400)
+    if len(data) > UPLOAD_LIMIT:
+        raise RequestEntityTooLarge()
+    match = load_bundle(data)
+    if request.form.get("store") and match.report.ok:
+        try:
+            match_id = _ledger().import_bundle(data)
+        except Exception as e:  # the ledger's own refusal, in its own words
+            return _upload_error(f"The bundle verifies, but the ledger would not store it: {e}",
+                                 409)
+        _cache().put(f"m-{match_id}", load_bundle(data, f"m-{match_id}"))
+        return redirect(url_for("viewer.match_page", match_id=match_id), 303)
+    _uploads().put(match.key, match)
+    if not match.events:
+        # not a bundle at all: the report says why, with the parser's own message
+        return render_template("viewer/upload.html", limit_mb=UPLOAD_LIMIT // (1024 * 1024),
+                               error=None, pasted="", can_store=True, failed=match,
+                               checks=check_rows(match)), 422
+    target = url_for("viewer.upload_page", key=match.key)
+    if request.form.get("store") and not match.report.ok:
+        target += "?unstored=1"
+    return redirect(target, 303)
+
+
+@bp.route("/u/<key>/store", methods=["POST"])
+def upload_store(key: str) -> Any:
+    """Store an uploaded bundle that verifies (the user asked after seeing the report)."""
+    match = _load_upload(key)
+    if not match.report.ok or match.bundle_bytes is None:
+        return _upload_error("Only a bundle that verifies can be stored.", 409)
+    try:
+        match_id = _ledger().import_bundle(match.bundle_bytes)
+    except Exception as e:
+        return _upload_error(f"The bundle verifies, but the ledger would not store it: {e}", 409)
+    _cache().put(f"m-{match_id}", load_bundle(match.bundle_bytes, f"m-{match_id}"))
+    return redirect(url_for("viewer.match_page", match_id=match_id), 303)
+
+
+# --- errors -------------------------------------------------------------------------------
+
+@bp.errorhandler(RequestEntityTooLarge)
+def too_large(error: RequestEntityTooLarge) -> Any:
+    """The upload limit, as a page a person can act on."""
+    return render_template(
+        "viewer/error.html", status=413, heading="That file is too large",
+        message=f"Bundles up to {UPLOAD_LIMIT // (1024 * 1024)} MB can be uploaded here "
+                "(a long match is well under 1 MB). Verify larger files offline with "
+                "`fairdeal verify FILE`."), 413
+
+
+def _wants_html() -> bool:
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
+    return best != "application/json" and not request.path.endswith(".json")
+
+
+@bp.errorhandler(404)
+@bp.errorhandler(410)
+def not_found(error: HTTPException) -> Any:
+    status = error.code or 404
+    if not _wants_html():
+        return jsonify({"error": error.description}), status
+    heading = "Match not found" if status == 404 else "Upload expired"
+    return render_template("viewer/error.html", status=status, heading=heading,
+                           message=error.description), status
