@@ -1,0 +1,161 @@
+"""The OpenAPI 3.1 document of /api/v1, built as data (served at /api/v1/openapi.json)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["openapi_document"]
+
+_ERROR = {"$ref": "#/components/schemas/Error"}
+_EVENT = {"$ref": "#/components/schemas/Event"}
+_HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _errors(*statuses: int) -> dict[str, Any]:
+    words = {400: "Malformed request (code names the problem)",
+             401: "Missing or malformed bearer token", 403: "Not a seat of this match",
+             404: "No such match", 409: "Conflict: stale expected_seq, or not over yet",
+             413: "Body too large", 422: "Refused by the rules or the protocol"}
+    return {str(status): _json(_ERROR, words[status]) for status in statuses}
+
+
+def _body(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"required": True, "content": {"application/json": {"schema": {
+        "type": "object", "properties": properties, "required": required,
+        "additionalProperties": False}}}}
+
+
+_MATCH_ID = {"name": "match_id", "in": "path", "required": True, "schema": {"type": "string"}}
+_SEAT = [{"bearerAuth": []}]
+_PLAYED = _json({"type": "object", "properties": {
+    "event": _EVENT, "replayed": {"type": "boolean"}, "next_seq": {"type": "integer"}}},
+    "The recorded event (replayed: a retry of an action_id already recorded)")
+
+
+def openapi_document() -> dict[str, Any]:
+    """The API's OpenAPI document."""
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "fairdeal ledger API", "version": "1.0.0",
+                 "description": "Live matches recorded as hash-chained event logs with a seed "
+                                "commitment. Errors are {error: {code, message}}. Seats "
+                                "authenticate with 'Authorization: Bearer <seat token>'. A seat "
+                                "that registered a key signs move_message of the event "
+                                "{seq: expected_seq, prev: head, type, ts, seat, action, "
+                                "action_id} and sends ts and sig (see docs/ledger.md)."},
+        "servers": [{"url": "/api/v1"}],
+        "components": {
+            "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}},
+            "schemas": {
+                "Error": {"type": "object", "required": ["error"], "properties": {
+                    "error": {"type": "object", "required": ["code", "message"], "properties": {
+                        "code": {"type": "string"}, "message": {"type": "string"},
+                        "next_seq": {"type": "integer"}}},
+                    "report": {"type": "object"}}},
+                "Event": {"type": "object", "required": ["seq", "prev", "type", "ts"],
+                          "properties": {"seq": {"type": "integer"}, "prev": _HEX64,
+                                         "type": {"type": "string"}, "ts": {"type": "integer"}},
+                          "additionalProperties": True},
+                "MatchView": {"type": "object", "properties": {
+                    "id": {"type": "string"}, "game": {"type": "string"},
+                    "params": {"type": "object"}, "seats": {"type": "array"},
+                    "status": {"type": "string",
+                               "enum": ["seating", "playing", "ended", "imported"]},
+                    "result": {"type": ["object", "null"]}, "commitment": _HEX64,
+                    "next_seq": {"type": "integer"}, "head": {"type": ["string", "null"]},
+                    "seat": {"type": ["integer", "null"]},
+                    "current_seat": {"type": ["integer", "null"]},
+                    "deadline_ms": {"type": ["integer", "null"]},
+                    "state": {}, "legal_actions": {"type": "array"}}},
+            },
+        },
+        "paths": {
+            "/matches": {
+                "post": {
+                    "summary": "Create a match: draws the server seed, publishes the commitment",
+                    "requestBody": _body({
+                        "game": {"type": "string"}, "params": {"type": "object"},
+                        "turn_limit_ms": {"type": ["integer", "null"], "minimum": 1},
+                        "seats": {"type": "array", "items": {"type": "string"}}}, ["game"]),
+                    "responses": {"201": _json({"type": "object", "properties": {
+                        "id": {"type": "string"}, "commitment": _HEX64,
+                        "seats": {"type": "array", "items": {"type": "object", "properties": {
+                            "seat": {"type": "integer"}, "name": {"type": "string"},
+                            "token": {"type": "string"}}}}}},
+                        "The match, with one secret token per seat (shown only here)"),
+                        **_errors(400, 413)}},
+                "get": {
+                    "summary": "List matches, newest first",
+                    "parameters": [
+                        {"name": "limit", "in": "query", "schema": {"type": "integer"}},
+                        {"name": "offset", "in": "query", "schema": {"type": "integer"}},
+                        {"name": "game", "in": "query", "schema": {"type": "string"}}],
+                    "responses": {"200": _json({"type": "object"}, "Match summaries"),
+                                  **_errors(400)}},
+            },
+            "/matches/{match_id}": {"get": {
+                "summary": "The match as the caller may see it (seat token: its view and "
+                           "legal_actions; none: the spectator view)",
+                "parameters": [_MATCH_ID], "security": [{}, {"bearerAuth": []}],
+                "responses": {"200": _json({"$ref": "#/components/schemas/MatchView"},
+                                           "The view; next_seq is the next expected_seq"),
+                              **_errors(401, 403, 404)}}},
+            "/matches/{match_id}/seed": {"post": {
+                "summary": "Add the seat's client seed (64 hex) or decline (null)",
+                "parameters": [_MATCH_ID], "security": _SEAT,
+                "requestBody": _body({"client_seed": {"type": ["string", "null"]}},
+                                     ["client_seed"]),
+                "responses": {"201": _PLAYED, **_errors(400, 401, 403, 404, 422)}}},
+            "/matches/{match_id}/seat-key": {"post": {
+                "summary": "Register the seat's Ed25519 key; its moves must then be signed",
+                "parameters": [_MATCH_ID], "security": _SEAT,
+                "requestBody": _body({"public_key": {"type": "string"}}, ["public_key"]),
+                "responses": {"201": _PLAYED, **_errors(400, 401, 403, 404, 422)}}},
+            "/matches/{match_id}/actions": {"post": {
+                "summary": "Play a move (validated by the rules; refused moves store nothing)",
+                "parameters": [_MATCH_ID], "security": _SEAT,
+                "requestBody": _body({
+                    "action": {}, "expected_seq": {"type": "integer"},
+                    "action_id": {"type": "string", "maxLength": 100},
+                    "ts": {"type": "integer"}, "sig": {"type": "string"}},
+                    ["action", "expected_seq", "action_id"]),
+                "responses": {"201": _PLAYED, "200": _PLAYED,
+                              **_errors(400, 401, 403, 404, 409, 413, 422)}}},
+            "/matches/{match_id}/resign": {"post": {
+                "summary": "Resign: the match ends, the seed is revealed, the bundle sealed",
+                "parameters": [_MATCH_ID], "security": _SEAT,
+                "responses": {"201": _PLAYED, "200": _PLAYED,
+                              **_errors(400, 401, 403, 404, 409, 422)}}},
+            "/matches/{match_id}/events": {"get": {
+                "summary": "Public events after a position (live spectating)",
+                "parameters": [_MATCH_ID,
+                               {"name": "after", "in": "query", "schema": {"type": "integer"}},
+                               {"name": "limit", "in": "query", "schema": {"type": "integer"}}],
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "events": {"type": "array", "items": _EVENT},
+                    "next_after": {"type": "integer"}}}, "Events in order"),
+                    **_errors(400, 404)}}},
+            "/matches/{match_id}/bundle": {"get": {
+                "summary": "The sealed bundle (409 before the end)",
+                "parameters": [_MATCH_ID],
+                "responses": {"200": _json({"type": "object"}, "The bundle file"),
+                              **_errors(404, 409)}}},
+            "/bundles": {"post": {
+                "summary": "Import a bundle: verified first, stored read-only if it passes",
+                "requestBody": {"required": True,
+                                "content": {"application/json": {"schema": {"type": "object"}}}},
+                "responses": {"201": _json({"type": "object", "properties": {
+                    "id": {"type": "string"}, "report": {"type": "object"}}}, "Imported"),
+                    **_errors(409, 413, 422)}}},
+            "/keys": {"get": {
+                "summary": "The server's public keys (ed25519:<hex>)",
+                "responses": {"200": _json({"type": "object"}, "Keys")}}},
+            "/openapi.json": {"get": {
+                "summary": "This document",
+                "responses": {"200": _json({"type": "object"}, "OpenAPI 3.1")}}},
+        },
+    }

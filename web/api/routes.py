@@ -1,0 +1,158 @@
+"""The /api/v1 routes: thin views that read the request, call the ledger and answer JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, current_app, jsonify, request
+
+from fairdeal.ledger.errors import BadRequest
+from fairdeal.ledger.service import DEFAULT_TURN_LIMIT_MS, Ledger
+
+from . import bp
+from .body import MAX_BUNDLE_BYTES, bearer_token, field, json_body, raw_body, unknown_fields
+from .errors import error_response
+from .openapi import openapi_document
+
+
+def ledger() -> Ledger:
+    """The app's ledger (``app.extensions["fairdeal.ledger"]``)."""
+    value: Ledger = current_app.extensions["fairdeal.ledger"]
+    return value
+
+
+def _int_arg(name: str, default: int, minimum: int, maximum: int) -> int:
+    text = request.args.get(name)
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise BadRequest(f"query parameter {name!r} must be an integer, got {text!r}",
+                         code="invalid-query") from None
+    if not minimum <= value <= maximum:
+        raise BadRequest(f"query parameter {name!r} must be from {minimum} to {maximum}",
+                         code="invalid-query")
+    return value
+
+
+@bp.post("/matches")
+def create_match() -> tuple[Response, int]:
+    body = json_body()
+    unknown_fields(body, {"game", "params", "turn_limit_ms", "seats"})
+    game = field(body, "game")
+    if not isinstance(game, str):
+        raise BadRequest("game must be a string", code="unknown-game")
+    seats = body.get("seats")
+    if seats is not None:
+        if not isinstance(seats, list):
+            raise BadRequest("seats must be a list of names", code="invalid-seats")
+        seats = [seat.get("name") if isinstance(seat, dict) else seat for seat in seats]
+    created = ledger().create_match(
+        game, body.get("params") or {},
+        turn_limit_ms=body.get("turn_limit_ms", DEFAULT_TURN_LIMIT_MS), seats=seats)
+    return jsonify(created), 201
+
+
+@bp.get("/matches")
+def list_matches() -> Response:
+    limit = _int_arg("limit", 50, 1, 500)
+    offset = _int_arg("offset", 0, 0, 10**9)
+    game = request.args.get("game") or None
+    return jsonify({"matches": ledger().list_matches(limit, offset, game=game),
+                    "limit": limit, "offset": offset})
+
+
+@bp.get("/matches/<match_id>")
+def get_match(match_id: str) -> Response:
+    return jsonify(ledger().view(match_id, bearer_token(required=False)))
+
+
+@bp.post("/matches/<match_id>/seed")
+def add_seed(match_id: str) -> tuple[Response, int]:
+    token = bearer_token(required=True)
+    body = json_body()
+    unknown_fields(body, {"client_seed"})
+    event = ledger().add_seed(match_id, token, field(body, "client_seed"))
+    return jsonify({"event": event, "next_seq": event["seq"] + 1}), 201
+
+
+@bp.post("/matches/<match_id>/seat-key")
+def register_key(match_id: str) -> tuple[Response, int]:
+    token = bearer_token(required=True)
+    body = json_body()
+    unknown_fields(body, {"public_key"})
+    event = ledger().register_key(match_id, token, field(body, "public_key"))
+    return jsonify({"event": event, "next_seq": event["seq"] + 1}), 201
+
+
+@bp.post("/matches/<match_id>/actions")
+def play(match_id: str) -> tuple[Response, int]:
+    token = bearer_token(required=True)
+    body = json_body()
+    unknown_fields(body, {"action", "expected_seq", "action_id", "ts", "sig"})
+    result = ledger().play(match_id, token, field(body, "action"),
+                           expected_seq=field(body, "expected_seq"),
+                           action_id=field(body, "action_id"),
+                           ts=body.get("ts"), sig=body.get("sig"))
+    return _played(result)
+
+
+@bp.post("/matches/<match_id>/resign")
+def resign(match_id: str) -> tuple[Response, int]:
+    token = bearer_token(required=True)
+    body = json_body(empty_ok=True)
+    unknown_fields(body, {"expected_seq", "ts", "sig"})
+    result = ledger().resign(match_id, token, expected_seq=body.get("expected_seq"),
+                             ts=body.get("ts"), sig=body.get("sig"))
+    return _played(result)
+
+
+def _played(result: dict[str, Any]) -> tuple[Response, int]:
+    event = result["event"]
+    payload = {"event": event, "replayed": result["replayed"], "next_seq": event["seq"] + 1}
+    return jsonify(payload), 200 if result["replayed"] else 201
+
+
+@bp.get("/matches/<match_id>/events")
+def events(match_id: str) -> Response:
+    after = _int_arg("after", -1, -1, 10**9)
+    limit = _int_arg("limit", 1000, 1, 10_000)
+    found = ledger().public_events(match_id, after, limit)
+    return jsonify({"events": found, "after": after,
+                    "next_after": found[-1]["seq"] if found else after})
+
+
+@bp.get("/matches/<match_id>/bundle")
+def bundle(match_id: str) -> Response:
+    data = ledger().bundle(match_id)
+    response = Response(data, mimetype="application/json")
+    response.headers["Content-Disposition"] = f'attachment; filename="{match_id}.json"'
+    return response
+
+
+@bp.post("/bundles")
+def import_bundle() -> tuple[Response, int]:
+    data = raw_body(MAX_BUNDLE_BYTES)
+    match_id, report = ledger().import_bundle(data)
+    if match_id is None:
+        response = error_response(422, "bundle-invalid", str(report.failure),
+                                  report=report.to_json())
+        return response, 422
+    return jsonify({"id": match_id, "report": report.to_json()}), 201
+
+
+@bp.get("/keys")
+def keys() -> Response:
+    return jsonify({"keys": ledger().keys()})
+
+
+@bp.get("/openapi.json")
+def openapi() -> Response:
+    return jsonify(openapi_document())
+
+
+@bp.route("/<path:rest>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+def not_found(rest: str) -> Response:
+    """Unknown API paths answer JSON too."""
+    return error_response(404, "not-found", f"no API endpoint /api/v1/{rest}")

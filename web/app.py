@@ -1,0 +1,63 @@
+"""The Flask app factory: the JSON API (``/api/v1``) and the HTML viewer over one Ledger.
+
+    gunicorn -w 4 -b 0.0.0.0:8000 'fairdeal.web.app:create_app()'
+
+Configuration (``create_app(config)`` keys, or the environment):
+
+- ``FAIRDEAL_DATA_DIR`` — the data folder (SQLite file, server key); env of the same name.
+- ``FAIRDEAL_DATABASE_URL`` — a database URL overriding the SQLite file; env of the same name.
+- ``FAIRDEAL_LEDGER`` — a ready ``Ledger`` (tests).
+- ``FAIRDEAL_SWEEPER`` — run the timeout sweeper thread in this process (default True).
+- ``FAIRDEAL_SWEEP_INTERVAL`` — seconds between sweeps (default 0.25).
+
+The ledger is ``app.extensions["fairdeal.ledger"]``; the viewer calls its methods
+(see ``fairdeal.ledger.service.Ledger``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import click
+from flask import Flask
+
+from fairdeal.ledger.service import Ledger
+
+from .api.body import MAX_BUNDLE_BYTES
+
+log = logging.getLogger("fairdeal.web")
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """A configured app with the API and the viewer registered."""
+    app = Flask(__name__)
+    app.config.update(
+        FAIRDEAL_DATA_DIR=os.environ.get("FAIRDEAL_DATA_DIR") or click.get_app_dir("fairdeal"),
+        FAIRDEAL_DATABASE_URL=os.environ.get("FAIRDEAL_DATABASE_URL") or None,
+        FAIRDEAL_SWEEPER=True,
+        FAIRDEAL_SWEEP_INTERVAL=0.25,
+        MAX_CONTENT_LENGTH=MAX_BUNDLE_BYTES + 1024,
+        JSON_SORT_KEYS=False,
+    )
+    if config:
+        app.config.update(config)
+    ledger = app.config.get("FAIRDEAL_LEDGER")
+    if ledger is None:
+        ledger = Ledger.open(app.config["FAIRDEAL_DATA_DIR"], app.config["FAIRDEAL_DATABASE_URL"])
+    app.extensions["fairdeal.ledger"] = ledger
+    if app.config["FAIRDEAL_SWEEPER"]:
+        ledger.start_sweeper(float(app.config["FAIRDEAL_SWEEP_INTERVAL"]))
+
+    from .api import bp as api_bp
+
+    app.register_blueprint(api_bp)
+    try:
+        from .viewer import bp as viewer_bp
+    except ImportError as e:  # the viewer is optional for the API; say why it is missing
+        log.warning("the HTML viewer is not available: %s", e)
+    else:
+        app.register_blueprint(viewer_bp)
+    return app
