@@ -19,6 +19,8 @@ from flask import (
 from markupsafe import Markup
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
+from fairdeal.games import get_game
+
 from . import bp
 from .matches import LoadedMatch, MatchCache, check_rows, load_bundle, load_live
 from .present import (
@@ -59,6 +61,13 @@ def _uploads() -> MatchCache:
     cache: MatchCache = current_app.extensions.setdefault("fairdeal.viewer.uploads",
                                                           MatchCache(32))
     return cache
+
+
+def _game_or_none(name: str) -> Any:
+    try:
+        return get_game(name)
+    except Exception:
+        return None
 
 
 def _has_real_ledger() -> bool:
@@ -222,7 +231,8 @@ def home() -> Any:
             "summary": summary,
             "title": game_title(summary.game),
             "badges": badges(summary.game, summary.params, summary.turn_limit_ms),
-            "result": result_words(summary.result, list(summary.seats)),
+            "result": result_words(summary.result, list(summary.seats), _game_or_none(
+                summary.game)),
             "verdict": "live" if summary.live else _verdict(summary.match_id),
         })
     return render_template("viewer/home.html", cards=cards, query=query, notice=notice,

@@ -185,7 +185,7 @@
 
   function stop() {
     if (timer) { clearInterval(timer); timer = null; }
-    if (playButton) { playButton.setAttribute("aria-pressed", "false"); playButton.textContent = "▶"; }
+    if (playButton) { playButton.setAttribute("aria-pressed", "false"); }
   }
   function start() {
     if (current >= last) go(0);
@@ -194,7 +194,6 @@
       go(current + 1);
     }, parseInt(speed ? speed.value : "1000", 10));
     playButton.setAttribute("aria-pressed", "true");
-    playButton.textContent = "❚❚";
   }
   function toggle() { if (timer) stop(); else start(); }
   if (playButton) playButton.addEventListener("click", toggle);

@@ -1,0 +1,121 @@
+"""Fixtures for the viewer's tests: bot matches recorded in-process, a tamperer, and apps."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
+from fairdeal.verifier.keys import SigningKey
+from fairdeal.verifier.protocol import commitment, event_hash, head_message
+from fairdeal.web.viewer.sources import MemoryLedger
+from fairdeal.web.viewer.standalone import create_viewer_app
+
+SERVER_KEY = SigningKey.from_seed(bytes(range(32)))
+
+
+def bundle_bytes(bundle: dict[str, Any]) -> bytes:
+    """A bundle as the CLI writes it."""
+    return (json.dumps(bundle, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
+def simulate(game: str, count: int = 1, seed: str = "viewer", seats: tuple[str, str] | None = None,
+             **params: Any) -> list[dict[str, Any]]:
+    """``count`` sealed bot matches of ``game``, reproducible from ``seed``."""
+    settings = SimulationSettings(game=game, params=params, bots=("random", "greedy"))
+    bundles = list(simulate_matches(settings, count, seed=seed, server_key=SERVER_KEY))
+    if seats is not None:
+        for bundle in bundles:
+            reseal(bundle, lambda events: _rename(events, seats))
+    return bundles
+
+
+def _rename(events: list[dict[str, Any]], seats: tuple[str, str]) -> None:
+    # seat names are bound by the commitment: re-commit with the revealed seed, so the
+    # renamed match still verifies
+    genesis = events[0]
+    genesis["seats"] = [{"name": name} for name in seats]
+    genesis["commitment"] = commitment(bytes.fromhex(events[-1]["server_seed"]), genesis)
+
+
+def reseal(bundle: dict[str, Any], edit: Callable[[list[dict[str, Any]]], None],
+           key: SigningKey = SERVER_KEY) -> dict[str, Any]:
+    """Edit the events in place, then re-chain and re-sign them: a forger with the key."""
+    events = bundle["events"]
+    edit(events)
+    prev = "0" * 64
+    for event in events:
+        event["prev"] = prev
+        prev = event_hash(event)
+    message = head_message(events[0]["match_id"], events[-1]["seq"], prev)
+    bundle["signature"] = {"key": key.public_text, "sig": key.sign(message).hex()}
+    return bundle
+
+
+def tamper_move(bundle: dict[str, Any], play_index: int = 4) -> tuple[dict[str, Any], int]:
+    """Replace the ``play_index``-th move by an illegal one (a card never held), re-sealed.
+
+    Returns the forged bundle and the seq of the forged event.
+    """
+    forged = copy.deepcopy(bundle)
+    moves = [event for event in forged["events"] if event["type"] == "move"]
+    target = moves[play_index]
+    holder: dict[str, int] = {}
+
+    def edit(events: list[dict[str, Any]]) -> None:
+        event = events[target["seq"]]
+        action = dict(event["action"])
+        action["card"] = 999 if "card" in action else action.get("card", 999)
+        event["action"] = action
+        holder["seq"] = event["seq"]
+
+    reseal(forged, edit)
+    return forged, holder["seq"]
+
+
+@pytest.fixture(scope="session")
+def arcomage_bundles() -> list[dict[str, Any]]:
+    return simulate("arcomage", 3, seed="viewer-arcomage")
+
+
+@pytest.fixture(scope="session")
+def toybattle_bundles() -> list[dict[str, Any]]:
+    return simulate("toybattle", 2, seed="viewer-toybattle")
+
+
+@pytest.fixture()
+def store(arcomage_bundles: list[dict[str, Any]],
+          toybattle_bundles: list[dict[str, Any]]) -> MemoryLedger:
+    ledger = MemoryLedger()
+    for bundle in arcomage_bundles + toybattle_bundles:
+        ledger.import_bundle(bundle_bytes(bundle))
+    return ledger
+
+
+@pytest.fixture()
+def app(store: MemoryLedger) -> Any:
+    return create_viewer_app(store, {"TESTING": True})
+
+
+@pytest.fixture()
+def client(app: Any) -> Any:
+    return app.test_client()
+
+
+@pytest.fixture()
+def helpers() -> Any:
+    """The module's helpers, for tests (importlib mode does not import conftest by name)."""
+
+    class Helpers:
+        pass
+
+    h = Helpers()
+    h.bundle_bytes = bundle_bytes  # type: ignore[attr-defined]
+    h.simulate = simulate  # type: ignore[attr-defined]
+    h.reseal = reseal  # type: ignore[attr-defined]
+    h.tamper_move = tamper_move  # type: ignore[attr-defined]
+    return h
