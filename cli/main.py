@@ -236,3 +236,6 @@ def _step_words(game: Any, previous: Any, item: Any) -> str:
 
 def main() -> None:  # pragma: no cover - console entry point
     cli()
+
+
+from . import service  # noqa: E402,F401  (the ledger commands: serve, matches, export, ...)

@@ -1,0 +1,207 @@
+"""A small client of the /api/v1 JSON API over ``urllib`` (no dependency), and bots that play
+live matches through it — ``fairdeal play``: the demo data and a load generator in one.
+
+The bots see only what a seat sees (its view and its ``legal_actions``) and choose uniformly
+among the legal actions. With ``signed`` each seat registers an Ed25519 key and signs its moves:
+the event it signs is ``{seq: next_seq, prev: head, type: "move", ts, seat, action, action_id}``,
+with ``next_seq`` and ``head`` from the seat's view and ``ts`` its own clock.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import secrets
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from fairdeal.verifier.keys import SigningKey
+from fairdeal.verifier.protocol import move_message
+
+__all__ = ["ApiClient", "ApiError", "PlayStats", "play_match", "play_matches"]
+
+
+class ApiError(Exception):
+    """The server answered with an error (``status``, ``code``, ``message``)."""
+
+    def __init__(self, status: int, code: str, message: str, body: Any = None) -> None:
+        super().__init__(f"HTTP {status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+        self.body = body
+
+
+class ApiClient:
+    """``ApiClient("http://127.0.0.1:5000").call("GET", "/matches/ID")``."""
+
+    def __init__(self, base_url: str, timeout: float = 30.0) -> None:
+        base = base_url.rstrip("/")
+        self.base = base if base.endswith("/api/v1") else base + "/api/v1"
+        self.timeout = timeout
+
+    def raw(self, method: str, path: str, data: bytes | None = None,
+            token: str | None = None) -> tuple[int, bytes]:
+        """Status and body bytes; network failures raise OSError (URLError)."""
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if token is not None:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read()
+
+    def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+        """The JSON answer; ApiError for an error status."""
+        data = None if body is None else json.dumps(body).encode()
+        status, raw = self.raw(method, path, data, token)
+        try:
+            value = json.loads(raw) if raw else None
+        except ValueError:
+            value = None
+        if status >= 400:
+            error = (value or {}).get("error", {}) if isinstance(value, dict) else {}
+            raise ApiError(status, error.get("code", "http-error"),
+                           error.get("message", raw[:200].decode("utf-8", "replace")), value)
+        return value
+
+
+@dataclass
+class PlayStats:
+    """What a run of bot matches did."""
+
+    matches: int = 0
+    moves: int = 0
+    conflicts: int = 0
+    seconds: float = 0.0
+    results: list[dict[str, Any]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def moves_per_second(self) -> float:
+        return self.moves / self.seconds if self.seconds else 0.0
+
+
+def play_match(client: ApiClient, game: str, *, rng: random.Random,
+               params: dict[str, Any] | None = None, turn_limit_ms: int | None = 60_000,
+               signed: bool = False, stats: PlayStats | None = None,
+               on_response: Callable[[Any], None] | None = None) -> dict[str, Any]:
+    """Create a match and let two random bots play it to the end through the API.
+
+    Returns ``{"id", "moves", "result"}``. ``on_response`` sees every JSON answer (the secrecy
+    test records them).
+    """
+    def call(method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+        value = client.call(method, path, body, token)
+        if on_response is not None:
+            on_response(value)
+        return value
+
+    created = call("POST", "/matches", {"game": game, "params": params or {},
+                                        "turn_limit_ms": turn_limit_ms})
+    match_id = created["id"]
+    tokens = [seat["token"] for seat in created["seats"]]
+    keys = [SigningKey.from_seed(rng.randbytes(32)) for _ in tokens] if signed else []
+    for seat, token in enumerate(tokens):
+        if signed:
+            call("POST", f"/matches/{match_id}/seat-key", {"public_key": keys[seat].public_text},
+                 token)
+        seed = None if rng.random() < 0.2 else rng.randbytes(32).hex()
+        call("POST", f"/matches/{match_id}/seed", {"client_seed": seed}, token)
+    moves = 0
+    guess = 0
+    for _ in range(100_000):
+        view = call("GET", f"/matches/{match_id}", token=tokens[guess])
+        if view["status"] in ("ended", "imported"):
+            break
+        current = view["current_seat"]
+        if current is None:
+            time.sleep(0.01)
+            continue
+        if current != guess:
+            guess = current
+            view = call("GET", f"/matches/{match_id}", token=tokens[guess])
+            if not view["legal_actions"]:
+                continue
+        action = rng.choice(view["legal_actions"])
+        body: dict[str, Any] = {"action": action, "expected_seq": view["next_seq"],
+                                "action_id": secrets.token_hex(8)}
+        if signed:
+            body["ts"] = time.time_ns() // 1_000_000
+            draft = {"seq": view["next_seq"], "prev": view["head"], "type": "move",
+                     "ts": body["ts"], "seat": guess, "action": action,
+                     "action_id": body["action_id"]}
+            body["sig"] = keys[guess].sign(move_message(draft)).hex()
+        try:
+            call("POST", f"/matches/{match_id}/actions", body, tokens[guess])
+        except ApiError as e:
+            if e.status != 409:
+                raise
+            if stats is not None:
+                with stats.lock:
+                    stats.conflicts += 1
+            continue
+        moves += 1
+        if stats is not None:
+            with stats.lock:
+                stats.moves += 1
+        guess = 1 - guess if len(tokens) == 2 else guess
+    summary = call("GET", f"/matches/{match_id}")
+    result = {"id": match_id, "moves": moves, "result": summary.get("result")}
+    if stats is not None:
+        with stats.lock:
+            stats.matches += 1
+            stats.results.append(result)
+    return result
+
+
+def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
+                 seed: int | None = None, turn_limit_ms: int | None = 60_000,
+                 signed: bool = False) -> Iterator[dict[str, Any]]:
+    """Play ``count`` matches, ``concurrency`` at a time; yield each result as it ends, then the
+    final PlayStats (as the generator's return value via ``stats``)."""
+    stats = PlayStats()
+    master = random.Random(seed)
+    seeds = [master.randbytes(16) for _ in range(count)]
+    queue = list(reversed(seeds))
+    queue_lock = threading.Lock()
+    done: list[dict[str, Any]] = []
+    errors: list[BaseException] = []
+    client = ApiClient(base_url)
+
+    def worker() -> None:
+        while True:
+            with queue_lock:
+                if not queue or errors:
+                    return
+                match_seed = queue.pop()
+            try:
+                done.append(play_match(client, game, rng=random.Random(match_seed),
+                                       turn_limit_ms=turn_limit_ms, signed=signed,
+                                       stats=stats))
+            except BaseException as e:  # surfaced to the caller below
+                errors.append(e)
+                return
+
+    start = time.perf_counter()
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(max(1, concurrency))]
+    for thread in threads:
+        thread.start()
+    reported = 0
+    while any(thread.is_alive() for thread in threads) or reported < len(done):
+        while reported < len(done):
+            yield done[reported]
+            reported += 1
+        time.sleep(0.05)
+    stats.seconds = time.perf_counter() - start
+    if errors:
+        raise errors[0]
+    yield {"stats": stats}
