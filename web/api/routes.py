@@ -136,9 +136,8 @@ def import_bundle() -> tuple[Response, int]:
     data = raw_body(MAX_BUNDLE_BYTES)
     match_id, report = ledger().import_bundle(data)
     if match_id is None:
-        response = error_response(422, "bundle-invalid", str(report.failure),
-                                  report=report.to_json())
-        return response, 422
+        return jsonify({"error": {"code": "bundle-invalid", "message": str(report.failure)},
+                        "report": report.to_json()}), 422
     return jsonify({"id": match_id, "report": report.to_json()}), 201
 
 

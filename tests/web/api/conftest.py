@@ -1,0 +1,118 @@
+"""API fixtures: an app over a fresh ledger (SQLite file in tmp_path; PostgreSQL where asked),
+and a tiny driver that plays a match through the Flask test client."""
+
+from __future__ import annotations
+
+import os
+import random
+import secrets
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import create_engine, text
+
+from fairdeal.ledger.keys import load_or_create_server_key
+from fairdeal.ledger.service import Ledger
+from fairdeal.ledger.store import EventStore, open_engine
+from fairdeal.web.app import create_app
+
+PG_ENV = "FAIRDEAL_TEST_POSTGRES_URL"
+PG_SKIP = (f"PostgreSQL tests need a server: set {PG_ENV}, e.g. "
+           f"{PG_ENV}=postgresql+psycopg://postgres@127.0.0.1:5432/test")
+
+
+def make_ledger(backend: str, tmp_path: Any, **kwargs: Any) -> Iterator[Ledger]:
+    """A ledger on ``backend`` ("sqlite" or "postgresql"), disposed afterwards."""
+    key = load_or_create_server_key(tmp_path)
+    if backend == "sqlite":
+        engine = open_engine(f"sqlite:///{tmp_path / 'ledger.db'}")
+        ledger = Ledger(EventStore(engine), key, **kwargs)
+        yield ledger
+        ledger.stop_sweeper()
+        engine.dispose()
+        return
+    url = os.environ.get(PG_ENV)
+    if not url:
+        pytest.skip(PG_SKIP)
+    schema = "t_" + secrets.token_hex(6)
+    engine = open_engine(url, pg_schema=schema)
+    ledger = Ledger(EventStore(engine), key, **kwargs)
+    try:
+        yield ledger
+    finally:
+        ledger.stop_sweeper()
+        engine.dispose()
+        admin = create_engine(url)
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture
+def ledger(tmp_path: Any) -> Iterator[Ledger]:
+    yield from make_ledger("sqlite", tmp_path)
+
+
+@pytest.fixture
+def app(ledger: Ledger) -> Flask:
+    return create_app({"FAIRDEAL_LEDGER": ledger, "FAIRDEAL_SWEEPER": False, "TESTING": True})
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+class Driver:
+    """Plays matches through an API client; ``record`` sees every response body."""
+
+    def __init__(self, client: FlaskClient, record: Callable[[str, bytes], None] | None = None):
+        self.client = client
+        self.record = record
+
+    def call(self, method: str, path: str, json: Any = None, token: str | None = None,
+             who: str = "spectator") -> Any:
+        headers = bearer(token) if token else {}
+        response = self.client.open("/api/v1" + path, method=method, json=json, headers=headers)
+        if self.record is not None:
+            self.record(who, response.data)
+        assert response.status_code < 400, (response.status_code, response.get_json())
+        return response.get_json()
+
+    def create(self, game: str = "arcomage", **body: Any) -> tuple[str, list[str]]:
+        created = self.call("POST", "/matches", {"game": game, **body})
+        return created["id"], [seat["token"] for seat in created["seats"]]
+
+    def seed_all(self, match_id: str, tokens: list[str], rng: random.Random) -> None:
+        for seat, token in enumerate(tokens):
+            self.call("POST", f"/matches/{match_id}/seed",
+                      {"client_seed": rng.randbytes(32).hex()}, token, who=f"seat{seat}")
+
+    def play_out(self, match_id: str, tokens: list[str], rng: random.Random,
+                 limit: int = 5_000) -> int:
+        """Random legal moves until the match ends; returns the number of moves."""
+        moves = 0
+        for _ in range(limit):
+            public = self.call("GET", f"/matches/{match_id}")
+            if public["status"] == "ended":
+                return moves
+            seat = public["current_seat"]
+            view = self.call("GET", f"/matches/{match_id}", token=tokens[seat], who=f"seat{seat}")
+            self.call("POST", f"/matches/{match_id}/actions",
+                      {"action": rng.choice(view["legal_actions"]),
+                       "expected_seq": view["next_seq"], "action_id": f"m{moves}"},
+                      tokens[seat], who=f"seat{seat}")
+            moves += 1
+        raise AssertionError("the match did not end")
+
+
+@pytest.fixture
+def driver(client: FlaskClient) -> Driver:
+    return Driver(client)
