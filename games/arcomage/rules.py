@@ -117,6 +117,12 @@ def victory(stats: list[int] | tuple[int, ...], battlefield: Battlefield) -> Out
     several conditions gets the first of tower-built, resource, tower-destroyed.
     """
     vt, vr = battlefield.victory_tower, battlefield.victory_resource
+    if (
+        0 < stats[0] < vt
+        and 0 < stats[8] < vt
+        and max(stats[5], stats[6], stats[7], stats[13], stats[14], stats[15]) < vr
+    ):
+        return None  # the usual case, decided in one test
     first = _reason(stats, 0, vt, vr)
     second = _reason(stats, 8, vt, vr)
     if first is None and second is None:

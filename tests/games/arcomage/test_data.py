@@ -1,0 +1,126 @@
+"""The card and battlefield data: held against both seeds, and its JSON form for the CLI."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from fairdeal.games.arcomage import BATTLEFIELDS, CARD_BY_ID, CARDS, GAME
+from fairdeal.games.arcomage.effects import step_numbers
+from fairdeal.verifier.canonical import canonical_bytes
+
+SEEDS = Path(__file__).resolve().parents[3].parent / "shared" / "seeds"
+SEED_FILES = {
+    # language: (file, the three colour headings, the play-again phrase)
+    "lt": ("000_78aad9b5ff7895ed.txt", ("Raudonos — rūda", "Mėlynos — mana", "Žalios — kariai"),
+           "Žaiskite dar kartą"),
+    "sk": ("004_66a7b3793c7d2fb2.txt", ("Červené — ruda", "Modré — mana", "Zelené — jednotky"),
+           "Hraj znova"),
+}
+
+# the battlefield table, typed in from the seeds: name, tower, wall, mines, monasteries,
+# barracks, victory tower, victory resource
+BATTLEFIELD_TABLE = [
+    ("archmage-citadel", 20, 5, 2, 2, 2, 50, 150),
+    ("crystal-garden", 20, 10, 3, 3, 3, 75, 200),
+    ("seaside-fortress", 20, 10, 5, 5, 5, 150, 400),
+    ("azure-valley", 20, 50, 1, 1, 5, 100, 300),
+    ("misty-harbor", 50, 50, 5, 3, 5, 100, 300),
+    ("square-of-winds", 20, 10, 3, 1, 2, 125, 350),
+    ("free-steppe", 20, 10, 1, 1, 1, 200, 500),
+    ("mirror-labyrinth", 30, 15, 4, 4, 4, 100, 300),
+]
+
+
+def _read_seed(language: str) -> tuple[list[tuple[str, list[int]]], list[tuple[str, str, int, str]]]:
+    """The seed's battlefield rows (name, numbers) and cards (name, effect, cost, colour)."""
+    file_name, headings, _ = SEED_FILES[language]
+    path = SEEDS / file_name
+    if not path.exists():
+        pytest.skip(f"the seeds are not beside the repository ({path})")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    rows = [line for line in lines if line.startswith("| ") and not line.startswith("| ---")][1:]
+    fields = []
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        fields.append((cells[0], [int(n) for n in re.findall(r"\d+", " ".join(cells[1:]))]))
+    start = next(i for i, line in enumerate(lines) if line.endswith(headings[0]))
+    cards, colour, body, i = [], "red", lines[start + 1 :], 0
+    while i < len(body):
+        if body[i] in headings:
+            colour = ("red", "blue", "green")[headings.index(body[i])]
+            i += 1
+            continue
+        cards.append((body[i], body[i + 1], int(body[i + 2]), colour))
+        i += 3
+    return fields, cards
+
+
+def _collapse(numbers: list[int]) -> list[int]:
+    # "lose 5 ore, mana and troops" prints one 5 for three steps: compare runs, not repeats
+    return [n for i, n in enumerate(numbers) if i == 0 or numbers[i - 1] != n]
+
+
+@pytest.mark.parametrize("language", ["lt", "sk"])
+def test_cards_match_the_seed(language: str) -> None:
+    _, seed_cards = _read_seed(language)
+    assert len(seed_cards) == len(CARDS) == 102
+    again_phrase = SEED_FILES[language][2]
+    for card, (name, effect, cost, colour) in zip(CARDS, seed_cards, strict=True):
+        assert card.seed_names[language] == name
+        assert (card.cost, card.colour) == (cost, colour), card.name
+        assert card.play_again == (again_phrase in effect), card.name
+        printed = _collapse([int(n) for n in re.findall(r"\d+", effect)])
+        assert _collapse(list(step_numbers(card.steps))) == printed, (card.name, effect)
+
+
+@pytest.mark.parametrize("language", ["lt", "sk"])
+def test_battlefields_match_the_seed(language: str) -> None:
+    seed_fields, _ = _read_seed(language)
+    assert len(seed_fields) == len(BATTLEFIELDS) == 8
+    for field, (name, seed_numbers) in zip(BATTLEFIELDS, seed_fields, strict=True):
+        assert field.seed_names[language] == name
+        assert [field.tower, field.wall, field.mines, field.monasteries, field.barracks,
+                field.victory_tower, field.victory_resource] == seed_numbers
+
+
+def test_battlefield_table() -> None:
+    assert [
+        (f.id, f.tower, f.wall, f.mines, f.monasteries, f.barracks, f.victory_tower,
+         f.victory_resource)
+        for f in BATTLEFIELDS
+    ] == BATTLEFIELD_TABLE
+
+
+def test_card_ids_colours_and_resources() -> None:
+    assert [card.id for card in CARDS] == list(range(1, 103))
+    assert all(CARD_BY_ID[card.id] is card for card in CARDS)
+    for card in CARDS:
+        colour = "red" if card.id <= 34 else "blue" if card.id <= 68 else "green"
+        assert card.colour == colour
+        assert card.resource == {"red": "ore", "blue": "mana", "green": "troops"}[colour]
+    assert len({card.name for card in CARDS}) == 102
+
+
+def test_rules_data_is_flat_and_canonical() -> None:
+    data = GAME.rules_data()
+    assert set(data) == {"cards", "battlefields", "deck_types"}
+    assert data["deck_types"] == ["normal", "infinite"]
+    assert [c["id"] for c in data["cards"]] == list(range(1, 103))
+    assert set(data["cards"][0]) == {"id", "name", "name_lt", "name_sk", "colour", "cost",
+                                     "resource", "effect", "play_again"}
+    assert set(data["battlefields"][0]) == {"id", "name", "name_lt", "name_sk", "tower", "wall",
+                                            "mines", "monasteries", "barracks", "victory_tower",
+                                            "victory_resource"}
+    for record in data["cards"] + data["battlefields"]:
+        assert all(isinstance(value, str | int | bool) for value in record.values())
+    assert data["cards"][59] == {
+        "id": 60, "name": "Lightning Shard", "name_lt": "Žaibas", "name_sk": "Blesk",
+        "colour": "blue", "cost": 11, "resource": "mana",
+        "effect": "If your tower is higher than the enemy's wall, 8 damage to the enemy tower, "
+                  "otherwise 8 damage to all",
+        "play_again": False,
+    }
+    canonical_bytes(data)  # integers and strings only: the protocol can hash it
