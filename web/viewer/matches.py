@@ -126,6 +126,11 @@ def _step_infos(game: Any, steps: Sequence[Step]) -> list[StepInfo]:
     return infos
 
 
+def _error_words(error: VerificationError) -> str:
+    where = f"event {error.seq} " if error.seq is not None else ""
+    return f"{where}({error.check} check): {error.reason}"
+
+
 def load_bundle(data: bytes, key: str | None = None) -> LoadedMatch:
     """Verify a bundle's bytes and keep every snapshot up to the first failing event.
 
@@ -148,7 +153,7 @@ def load_bundle(data: bytes, key: str | None = None) -> LoadedMatch:
         seed = bytes.fromhex(bundle.events[-1]["server_seed"])
         replayer, steps, error = replay_steps(bundle.events, seed)
     except VerificationError as e:
-        match.replay_error = str(e)
+        match.replay_error = _error_words(e)
         return match
     match.game = replayer.game
     limit = match.failure_seq
@@ -156,7 +161,7 @@ def load_bundle(data: bytes, key: str | None = None) -> LoadedMatch:
         # the stepper goes up to the failing event, not past it
         steps = [step for step in steps if step.seq < limit]
     if error is not None and match.replay_error is None:
-        match.replay_error = str(error)
+        match.replay_error = _error_words(error)
     match.steps = _step_infos(replayer.game, steps)
     match.step_of_seq = {step.seq: step.number for step in match.steps}
     return match

@@ -20,6 +20,7 @@ __all__ = [
     "perspectives",
     "result_words",
     "seat_label",
+    "state_tables",
 ]
 
 GAME_TITLES = {"arcomage": "Two-tower duel", "toybattle": "Toy Battle"}
@@ -124,7 +125,8 @@ def _event_text(match: LoadedMatch, event: Mapping[str, Any]) -> str:
     if number is not None and number < len(match.steps) and not match.live:
         return match.steps[number].caption
     if kind == "move":
-        return f"{who} moved"
+        # a live match has no state to describe the move in: show what the event says
+        return f"{who}: {_cell(event.get('action'))}"
     if kind == "timeout":
         return f"{who} let the turn run out"
     if kind == "resign":
@@ -161,3 +163,46 @@ def event_rows(match: LoadedMatch) -> list[dict[str, Any]]:
             "signed": "sig" in event,
         })
     return rows
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list) and all(_scalar(item) for item in value):
+        return ", ".join(_cell(item) for item in value) if value else "–"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{key} {_cell(item)}" for key, item in value.items()) or "–"
+    if _scalar(value):
+        return str(value)
+    return "…"
+
+
+def state_tables(view: Any) -> dict[str, Any] | None:
+    """A game's public view (JSON) as plain rows, for a live match the board cannot be drawn for.
+
+    Game-agnostic: top-level scalars become facts; a list of objects (the players) becomes a
+    table with a row per seat; other values are summarised in one cell.
+
+    >>> state_tables({"turn": 3, "players": [{"tower": 20, "wall": 5}, {"tower": 18, "wall": 0}]})
+    {'facts': [('turn', '3')], 'tables': [{'name': 'players', 'columns': ['tower', 'wall'], 'rows': [['20', '5'], ['18', '0']]}]}
+    """
+    if not isinstance(view, Mapping):
+        return None
+    facts: list[tuple[str, str]] = []
+    tables: list[dict[str, Any]] = []
+    for key, value in view.items():
+        if isinstance(value, list) and value and all(isinstance(item, Mapping) for item in value):
+            columns: list[str] = []
+            for item in value:
+                columns.extend(column for column in item if column not in columns)
+            rows = [[_cell(item.get(column)) for column in columns] for item in value]
+            tables.append({"name": str(key), "columns": columns, "rows": rows})
+        else:
+            facts.append((str(key), _cell(value)))
+    return {"facts": facts, "tables": tables}

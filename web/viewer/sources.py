@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from fairdeal.verifier.bundle import Bundle
+from fairdeal.verifier.report import Report
 from fairdeal.verifier.verify import verify_bytes
 
-__all__ = ["MatchSummary", "MemoryLedger", "summarize"]
+__all__ = ["LedgerReader", "MatchSummary", "MemoryLedger", "summarize"]
 
 
 def _field(record: Any, *names: str, default: Any = None) -> Any:
@@ -63,7 +64,7 @@ def summarize(record: Any) -> MatchSummary:
     if status is None:
         status = "ended" if (ended or result) else "live"
     status = "ended" if str(status).lower() in ("ended", "sealed", "revealed", "over",
-                                               "finished") else "live"
+                                               "finished", "imported") else "live"
     return MatchSummary(
         match_id=str(_field(record, "match_id", "id", default=genesis.get("match_id", ""))),
         game=str(_field(record, "game", default=genesis.get("game", ""))),
@@ -92,18 +93,19 @@ class MemoryLedger:
         self._order: list[str] = []
         self._lock = threading.Lock()
 
-    def import_bundle(self, data: bytes) -> str:
-        """Store a sealed bundle that verifies; return its match id. Raises ValueError."""
+    def import_bundle(self, data: bytes) -> tuple[str | None, Report]:
+        """Store a sealed bundle that verifies: ``(match_id, report)``, ``match_id`` None when
+        it does not verify (the real ledger's contract)."""
         report = verify_bytes(data)
         if not report.ok:
-            raise ValueError(f"the bundle does not verify: {report.failure}")
+            return None, report
         match_id = Bundle.from_bytes(data).match_id
         with self._lock:
             if match_id not in self._bundles and match_id not in self._live:
                 self._order.append(match_id)
             self._bundles[match_id] = bytes(data)
             self._live.pop(match_id, None)
-        return match_id
+        return match_id, report
 
     def add_live(self, events: list[dict[str, Any]]) -> str:
         """Hold a match in play as its public events so far (appending replaces them)."""
@@ -133,8 +135,12 @@ class MemoryLedger:
         chosen = [r for r in records if r and (game is None or r["genesis"]["game"] == game)]
         return chosen[offset:offset + limit]
 
-    def get_match(self, match_id: str) -> dict[str, Any] | None:
-        return self._record(match_id)
+    def get_match(self, match_id: str) -> dict[str, Any]:
+        """The match's summary; LookupError when there is none (as the ledger's MatchNotFound)."""
+        record = self._record(match_id)
+        if record is None:
+            raise LookupError(f"no match {match_id!r}")
+        return record
 
     def public_events(self, match_id: str, after: int = -1) -> list[dict[str, Any]] | None:
         if match_id in self._bundles:
@@ -155,3 +161,69 @@ class MemoryLedger:
             return None
         return {"match_id": match_id, "status": record["status"], "events": record["events"],
                 "view": None}
+
+
+class LedgerReader:
+    """The ledger's read calls with one contract: None for "no such match", never an exception.
+
+    Works over ``fairdeal.ledger.service.Ledger`` (which raises MatchNotFound, a LookupError)
+    and over MemoryLedger alike.
+    """
+
+    def __init__(self, ledger: Any) -> None:
+        self.ledger = ledger
+
+    def get(self, match_id: str) -> dict[str, Any] | None:
+        try:
+            record = self.ledger.get_match(match_id)
+        except LookupError:
+            return None
+        return dict(record) if record is not None else None
+
+    def bundle(self, match_id: str) -> bytes | None:
+        try:
+            data = self.ledger.bundle_bytes(match_id)
+        except LookupError:
+            return None
+        return bytes(data) if data is not None else None
+
+    def events(self, match_id: str, page: int = 1_000) -> list[dict[str, Any]] | None:
+        """Every public event so far (read page by page)."""
+        events: list[dict[str, Any]] = []
+        try:
+            while True:
+                batch = self.ledger.public_events(match_id, events[-1]["seq"] if events else -1)
+                if not batch:
+                    break
+                events.extend(dict(event) for event in batch)
+                if len(batch) < page:
+                    break
+        except LookupError:
+            return None
+        return events
+
+    def spectator(self, match_id: str) -> dict[str, Any] | None:
+        """The public view of a live match, or None when the ledger has none to give."""
+        try:
+            view = self.ledger.spectator_view(match_id)
+        except Exception:  # the view is a nicety: the events are what the page is built on
+            return None
+        return dict(view) if view is not None else None
+
+    def matches(self, limit: int, offset: int, game: str | None) -> list[Any]:
+        if game:
+            return list(self.ledger.list_matches(limit, offset, game))
+        return list(self.ledger.list_matches(limit, offset))
+
+    def store(self, data: bytes) -> str:
+        """Import a bundle; return its id or raise ValueError with the ledger's reason."""
+        try:
+            outcome = self.ledger.import_bundle(data)
+        except Exception as e:
+            raise ValueError(str(e)) from e
+        if isinstance(outcome, tuple):
+            match_id, report = outcome
+            if match_id is None:
+                raise ValueError(f"it does not verify: {getattr(report, 'failure', '')}")
+            return str(match_id)
+        return str(outcome)

@@ -35,11 +35,11 @@ def load_folder(store: MemoryLedger, folder: Path) -> int:
     """Import every bundle in ``folder`` that verifies; return how many."""
     count = 0
     for path in sorted(folder.glob("*.json")):
-        try:
-            store.import_bundle(path.read_bytes())
+        match_id, report = store.import_bundle(path.read_bytes())
+        if match_id is None:
+            print(f"skipped {path}: {report.failure}")
+        else:
             count += 1
-        except ValueError as e:
-            print(f"skipped {path}: {e}")
     return count
 
 

@@ -30,8 +30,9 @@ from .present import (
     perspectives,
     result_words,
     seat_label,
+    state_tables,
 )
-from .sources import MemoryLedger, summarize
+from .sources import LedgerReader, MemoryLedger, summarize
 
 #: uploads larger than this are refused with a clear page (a 300-play match is ~100 kB)
 UPLOAD_LIMIT = 5 * 1024 * 1024
@@ -42,12 +43,12 @@ AUTOPLAY_SPEEDS = ((2000, "0.5×"), (1000, "1×"), (500, "2×"), (250, "4×"))
 
 # --- where things live on the app ---------------------------------------------------------
 
-def _ledger() -> Any:
+def _ledger() -> LedgerReader:
     """The ledger if the app has one, else this viewer's own in-memory store."""
     ledger = current_app.extensions.get("fairdeal.ledger")
     if ledger is None:
         ledger = current_app.extensions.setdefault("fairdeal.viewer.store", MemoryLedger())
-    return ledger
+    return LedgerReader(ledger)
 
 
 def _cache() -> MatchCache:
@@ -70,10 +71,6 @@ def _game_or_none(name: str) -> Any:
         return None
 
 
-def _has_real_ledger() -> bool:
-    return current_app.extensions.get("fairdeal.ledger") is not None
-
-
 # --- loading matches ----------------------------------------------------------------------
 
 def _load_stored(match_id: str) -> LoadedMatch:
@@ -85,15 +82,14 @@ def _load_stored(match_id: str) -> LoadedMatch:
     if sealed is not None:
         return sealed  # type: ignore[no-any-return]
     ledger = _ledger()
-    record = ledger.get_match(match_id)
-    if record is None:
+    if ledger.get(match_id) is None:
         abort(404, description=f"no match with id {match_id!r}")
-    data = ledger.bundle_bytes(match_id)
+    data = ledger.bundle(match_id)
     if data is not None:
-        return cache.get(f"m-{match_id}", lambda: load_bundle(bytes(data), f"m-{match_id}"))
-    events = [dict(event) for event in (ledger.public_events(match_id, -1) or [])]
-    return cache.get(f"live-{match_id}-{len(events)}",
-                     lambda: load_live(match_id, events, f"live-{match_id}-{len(events)}"))
+        return cache.get(f"m-{match_id}", lambda: load_bundle(data, f"m-{match_id}"))
+    events = ledger.events(match_id) or []
+    key = f"live-{match_id}-{len(events)}"
+    return cache.get(key, lambda: load_live(match_id, events, key))
 
 
 def _load_upload(key: str) -> LoadedMatch:
@@ -182,8 +178,13 @@ def _page_context(match: LoadedMatch) -> dict[str, Any]:
     title = " vs ".join(seat.get("name", "?") for seat in seats) or "Uploaded file"
     base = _base(match)
     view_query = "" if option["key"] == "all" else f"&view={option['key']}"
+    public_state = None
+    if match.live and match.match_id:
+        spectator = _ledger().spectator(match.match_id) or {}
+        public_state = state_tables(spectator.get("state"))
     return {
         "match": match,
+        "public_state": public_state,
         "base": base,
         "is_upload": match.key.startswith("u-"),
         "title": title,
@@ -217,20 +218,22 @@ def home() -> Any:
     notice = None
     ledger = _ledger()
     if query:
-        if _MATCH_ID.match(query) and ledger.get_match(query) is not None:
+        if _MATCH_ID.match(query) and ledger.get(query) is not None:
             return redirect(url_for("viewer.match_page", match_id=query))
         notice = f"No match with id {query!r}."
     game = request.args.get("game") or None
     page = max(0, _int_arg("page", 0))
-    records = ledger.list_matches(20, page * 20, game) if game else ledger.list_matches(
-        20, page * 20)
-    summaries = [summarize(record) for record in records]
+    records = ledger.matches(20, page * 20, game)
     cards = []
-    for summary in summaries:
+    for record in records:
+        summary = summarize(record)
+        limit = summary.turn_limit_ms
+        if "turn_limit_ms" not in (record if isinstance(record, dict) else {}):
+            limit = (ledger.get(summary.match_id) or {}).get("turn_limit_ms", limit)
         cards.append({
             "summary": summary,
             "title": game_title(summary.game),
-            "badges": badges(summary.game, summary.params, summary.turn_limit_ms),
+            "badges": badges(summary.game, summary.params, limit),
             "result": result_words(summary.result, list(summary.seats), _game_or_none(
                 summary.game)),
             "verdict": "live" if summary.live else _verdict(summary.match_id),
@@ -315,13 +318,14 @@ def match_live(match_id: str) -> Any:
     if not _MATCH_ID.match(match_id):
         abort(404)
     ledger = _ledger()
-    record = ledger.get_match(match_id)
+    record = ledger.get(match_id)
     if record is None:
         abort(404, description=f"no match with id {match_id!r}")
     summary = summarize(record)
-    events = ledger.public_events(match_id, -1) or []
-    return jsonify({"match_id": match_id, "events": len(events),
-                    "ended": not summary.live})
+    events = record.get("next_seq", record.get("events"))
+    if not isinstance(events, int):
+        events = len(ledger.events(match_id) or [])
+    return jsonify({"match_id": match_id, "events": events, "ended": not summary.live})
 
 
 # --- upload -------------------------------------------------------------------------------
@@ -356,8 +360,8 @@ def upload_post() -> Any:
     match = load_bundle(data)
     if request.form.get("store") and match.report.ok:
         try:
-            match_id = _ledger().import_bundle(data)
-        except Exception as e:  # the ledger's own refusal, in its own words
+            match_id = _ledger().store(data)
+        except ValueError as e:  # the ledger's own refusal, in its own words
             return _upload_error(f"The bundle verifies, but the ledger would not store it: {e}",
                                  409)
         _cache().put(f"m-{match_id}", load_bundle(data, f"m-{match_id}"))
@@ -381,8 +385,8 @@ def upload_store(key: str) -> Any:
     if not match.report.ok or match.bundle_bytes is None:
         return _upload_error("Only a bundle that verifies can be stored.", 409)
     try:
-        match_id = _ledger().import_bundle(match.bundle_bytes)
-    except Exception as e:
+        match_id = _ledger().store(match.bundle_bytes)
+    except ValueError as e:
         return _upload_error(f"The bundle verifies, but the ledger would not store it: {e}", 409)
     _cache().put(f"m-{match_id}", load_bundle(match.bundle_bytes, f"m-{match_id}"))
     return redirect(url_for("viewer.match_page", match_id=match_id), 303)

@@ -1,0 +1,262 @@
+"""Real-browser tests: Debian's chromium driven by Playwright against a real server.
+
+Never downloads a browser: it launches /usr/bin/chromium (CI installs it). Screenshots of every
+page land in test-output/screenshots/ for a reviewer to look at.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = os.environ.get("FAIRDEAL_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+SHOTS = Path(__file__).resolve().parents[3] / "test-output" / "screenshots"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                       reason=f"no Chromium at {CHROMIUM} (CI installs Debian's chromium; "
+                              "set FAIRDEAL_CHROMIUM to another path)"),
+]
+
+
+@pytest.fixture(scope="module")
+def bundle_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Bot matches written by the real CLI, as a user would have them."""
+    folder = tmp_path_factory.mktemp("bundles")
+    cli = [sys.executable, "-m", "fairdeal.cli.main"]
+    fairdeal = Path(sys.executable).with_name("fairdeal")
+    if fairdeal.exists():
+        cli = [str(fairdeal)]
+    subprocess.run(cli + ["simulate", "arcomage", "--seed", "browser", "-n", "4",
+                          "--bots", "random,random", "--out", str(folder / "arcomage")],
+                   check=True, capture_output=True)
+    subprocess.run(cli + ["simulate", "toybattle", "--seed", "browser-tb", "-n", "1",
+                          "--out", str(folder / "toybattle")], check=True, capture_output=True)
+    subprocess.run(cli + ["simulate", "arcomage", "--seed", "browser-live", "-n", "1",
+                          "--out", str(folder / "live")], check=True, capture_output=True)
+    return folder
+
+
+def _cli() -> list[str]:
+    fairdeal = Path(sys.executable).with_name("fairdeal")
+    return [str(fairdeal)] if fairdeal.exists() else [sys.executable, "-m", "fairdeal.cli.main"]
+
+
+def _replay(path: Path) -> list[dict[str, Any]]:
+    """Every step's state, as `fairdeal replay --json` prints it."""
+    out = subprocess.run(_cli() + ["replay", str(path), "--json"], check=True,
+                         capture_output=True, text=True).stdout
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def long_match(bundle_dir: Path) -> Path:
+    """The longest arcomage match of the run (well over 17 steps)."""
+    paths = sorted((bundle_dir / "arcomage").glob("*.json"),
+                   key=lambda p: len(json.loads(p.read_bytes())["events"]))
+    return paths[-1]
+
+
+@pytest.fixture(scope="module")
+def server(bundle_dir: Path) -> Iterator[str]:
+    from werkzeug.serving import make_server
+
+    from fairdeal.web.viewer.sources import MemoryLedger
+    from fairdeal.web.viewer.standalone import create_viewer_app, load_folder
+
+    store = MemoryLedger()
+    load_folder(store, bundle_dir / "arcomage")
+    load_folder(store, bundle_dir / "toybattle")
+    # one match still in play: its first events only
+    unfinished = next((bundle_dir / "live").glob("*.json"))
+    store.add_live(json.loads(unfinished.read_bytes())["events"][:9])
+    app = create_viewer_app(store)
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+    thread.join(5)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture()
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
+    context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+def _shot(page: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def _towers(page: Any) -> list[int]:
+    """The tower heights the drawing shows, seat A's first."""
+    texts = page.locator("#board svg text").all_text_contents()
+    return [int(text.split()[1]) for text in texts if text.startswith("tower ")]
+
+
+def _expected_towers(state: dict[str, Any]) -> list[int]:
+    return [player["tower"] for player in state["players"]]
+
+
+def _wait_step(page: Any, number: int) -> None:
+    page.wait_for_function(
+        "n => document.getElementById('stepper').getAttribute('data-shown') === String(n)",
+        arg=number)
+
+
+def test_step_with_the_keyboard(page: Any, server: str, long_match: Path) -> None:
+    states = _replay(long_match)
+    match_id = long_match.stem
+    page.goto(f"{server}/m/{match_id}")
+    assert page.locator("#step-number").inner_text() == "0"
+    assert _towers(page) == _expected_towers(states[0])
+    for number in range(1, 8):
+        page.keyboard.press("ArrowRight")
+        _wait_step(page, number)
+        assert page.locator("#step-number").inner_text() == str(number)
+        assert _towers(page) == _expected_towers(states[number]), f"step {number}"
+        assert page.evaluate("location.hash") == f"#{number}"
+    page.keyboard.press("ArrowLeft")
+    _wait_step(page, 6)
+    assert _towers(page) == _expected_towers(states[6])
+    current = page.locator("#event-list li.is-current")
+    assert current.count() == 1 and current.get_attribute("data-step") == "6"
+    _shot(page, "match-arcomage")
+    page.keyboard.press("End")
+    _wait_step(page, len(states) - 1)
+    assert page.locator("#step-number").inner_text() == str(len(states) - 1)
+    assert _towers(page) == _expected_towers(states[-1])
+    assert page.locator("#slider").input_value() == str(len(states) - 1)
+    page.keyboard.press("Home")
+    _wait_step(page, 0)
+    assert page.evaluate("location.search") == "?step=0"
+
+
+def test_shared_link_at_step_17(page: Any, server: str, long_match: Path) -> None:
+    states = _replay(long_match)
+    assert len(states) > 17
+    match_id = long_match.stem
+    page.goto(f"{server}/m/{match_id}?step=17")
+    assert page.locator("#step-number").inner_text() == "17"
+    assert _towers(page) == _expected_towers(states[17])
+    assert page.locator("#event-list li.is-current").get_attribute("data-step") == "17"
+    # the hash alone also opens the step (what the page writes while stepping)
+    page.goto(f"{server}/m/{match_id}#17")
+    _wait_step(page, 17)
+    assert _towers(page) == _expected_towers(states[17])
+    # the perspective switch keeps the step
+    page.locator(".perspective .chip[data-view='a']").click()
+    page.wait_for_url("**view=a**")
+    assert page.locator("#step-number").inner_text() == "17"
+    assert "B's hand: " in page.locator("#board svg").inner_html()
+    _shot(page, "match-arcomage-step17-seat-a")
+
+
+def test_autoplay_and_buttons(page: Any, server: str, long_match: Path) -> None:
+    page.goto(f"{server}/m/{long_match.stem}?step=3")
+    page.locator("#next").click()
+    _wait_step(page, 4)
+    page.locator("#prev").click()
+    _wait_step(page, 3)
+    page.select_option("#speed", "250")
+    page.locator("#play").click()
+    _wait_step(page, 5)
+    page.locator("#play").click()
+    assert page.locator("#play").get_attribute("aria-pressed") == "false"
+    shown = int(page.locator("#step-number").inner_text())
+    assert page.locator("#copy-link").get_attribute("data-url").endswith(f"?step={shown}")
+
+
+def test_upload_a_tampered_bundle_shows_the_failure(page: Any, server: str, long_match: Path,
+                                                    tmp_path: Path) -> None:
+    bundle = json.loads(long_match.read_bytes())
+    moves = [event for event in bundle["events"] if event["type"] == "move"]
+    target = moves[5]
+    target["action"] = {**target["action"], "card": 999}  # edited, not re-chained
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(bundle))
+    page.goto(f"{server}/upload")
+    _shot(page, "upload")
+    page.set_input_files("#bundle-file", str(forged))
+    page.locator("#verify-button").click()
+    page.wait_for_url("**/u/u-*")
+    failure = page.locator(".failure").inner_text()
+    # editing an event breaks the link the next event holds to it
+    assert f"chain check failed at event {target['seq'] + 1}" in failure
+    assert "edited" in failure
+    assert page.locator(".check-row[data-check='chain']").get_attribute("class").endswith(
+        "status-fail")
+    assert page.locator(f"#event-{target['seq'] + 1}.is-failed").count() == 1
+    last = int(page.locator("#step-last").inner_text())
+    # the forged card is illegal too, so the replay itself stops before the forged move
+    plays = [e for e in bundle["events"] if e["type"] in ("move", "timeout", "resign")]
+    assert last == sum(1 for e in plays if e["seq"] < target["seq"])
+    assert "replay also stops" in page.locator(".warning").inner_text()
+    _shot(page, "upload-tampered")
+
+
+def test_bad_json_upload_shows_the_parser_message(page: Any, server: str) -> None:
+    page.goto(f"{server}/upload")
+    page.fill("#pasted", '{"format": "fairdeal.bundle/1", "events": [')
+    page.locator("#verify-button").click()
+    assert "not valid JSON at line 1" in page.locator("#format-failure").inner_text()
+    _shot(page, "upload-bad-json")
+
+
+def test_other_pages_render(page: Any, browser: Any, server: str, bundle_dir: Path,
+                            long_match: Path) -> None:
+    page.goto(server + "/")
+    assert page.locator(".match-card").count() == 6
+    assert page.locator(".verdict.live").count() == 1
+    _shot(page, "home")
+    toy = sorted((bundle_dir / "toybattle").glob("*.json"))[0].stem
+    page.goto(f"{server}/m/{toy}?step=6")
+    assert page.locator("#board svg").count() == 1
+    _shot(page, "match-toybattle")
+    page.goto(f"{server}/embed/{long_match.stem}?step=10")
+    _shot(page, "embed")
+    live = next((bundle_dir / "live").glob("*.json")).stem
+    page.goto(f"{server}/m/{live}")
+    panel = page.locator("#verification").inner_text()
+    assert "not yet verifiable" in panel and "every check passed" not in panel
+    assert page.locator(".check-row.status-pass").count() == 2  # format, chain so far
+    assert page.locator(".check-row.status-pending").count() == 9
+    _shot(page, "match-live")
+    page.goto(f"{server}/m/nothing-here")
+    _shot(page, "not-found")
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    tab = phone.new_page()
+    tab.goto(f"{server}/m/{long_match.stem}?step=12")
+    width = tab.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
+    _shot(tab, "match-phone")
+    tab.goto(server + "/")
+    _shot(tab, "home-phone")
+    phone.close()

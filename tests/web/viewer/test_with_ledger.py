@@ -1,0 +1,75 @@
+"""The viewer inside the project's app, over the real ledger (SQLite in a temporary folder)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fairdeal.games import get_bots, get_game
+from fairdeal.web.app import create_app
+
+
+@pytest.fixture()
+def ledger_app(tmp_path: Path) -> Any:
+    return create_app({"FAIRDEAL_DATA_DIR": str(tmp_path), "FAIRDEAL_SWEEPER": False,
+                       "TESTING": True})
+
+
+def _play_some(ledger: Any, moves: int) -> str:
+    """A live two-tower duel with a few greedy moves played through the ledger."""
+    created = ledger.create_match("arcomage", {}, seats=["<b>ann</b>", "bob"])
+    match_id = created["id"]
+    tokens = [seat["token"] for seat in created["seats"]]
+    ledger.add_seed(match_id, tokens[0], None)
+    ledger.add_seed(match_id, tokens[1], "ab" * 32)
+    bot = get_bots("arcomage")["greedy"]
+    game = get_game("arcomage")
+    rng = random.Random(5)
+    for index in range(moves):
+        view = ledger.view(match_id, None)
+        recorder = ledger._live(match_id).recorder  # the test plays both seats
+        state = recorder.state
+        seat = game.current_seat(state)
+        action = game.action_to_json(bot.choose(state, rng))
+        ledger.play(match_id, tokens[seat], action, expected_seq=view["next_seq"],
+                    action_id=f"a{index}")
+    return str(match_id)
+
+
+def test_viewer_over_the_ledger_lists_imports_and_steps(ledger_app: Any,
+                                                        arcomage_bundles: Any,
+                                                        helpers: Any) -> None:
+    client = ledger_app.test_client()
+    bundle = arcomage_bundles[0]
+    data = helpers.bundle_bytes(bundle)
+    response = client.post("/upload", data={"pasted": data.decode(), "store": "1"})
+    match_id = bundle["events"][0]["match_id"]
+    assert response.status_code == 303 and response.location.endswith(f"/m/{match_id}")
+    home = client.get("/").get_data(as_text=True)
+    assert f"/m/{match_id}" in home and "✓ verified" in home and "1:00 per turn" in home
+    page = client.get(f"/m/{match_id}?step=4").get_data(as_text=True)
+    assert 'id="step-number">4<' in page and page.count("status-pass") == 11
+    assert client.get(f"/m/{match_id}/step/5.json").get_json()["step"] == 5
+    assert client.get("/m/0000000000000000").status_code == 404
+
+
+def test_live_match_over_the_ledger_shows_public_state_only(ledger_app: Any) -> None:
+    ledger = ledger_app.extensions["fairdeal.ledger"]
+    match_id = _play_some(ledger, 3)
+    client = ledger_app.test_client()
+    page = client.get(f"/m/{match_id}").get_data(as_text=True)
+    assert "not yet verifiable — seed revealed at the end" in page
+    assert "every check passed" not in page
+    assert 'id="public-state"' in page and "tower" in page
+    assert "&lt;b&gt;ann&lt;/b&gt;" in page and "<b>ann</b>" not in page
+    # the hidden hands never reach the page
+    state = ledger._live(match_id).recorder.state
+    full = get_game("arcomage").state_to_json(state)
+    assert str(full["players"][0]["hand"]) not in page
+    live = client.get(f"/m/{match_id}/live.json").get_json()
+    assert live["events"] == 6 and live["ended"] is False
+    home = client.get("/").get_data(as_text=True)
+    assert "live · not yet verifiable" in home
