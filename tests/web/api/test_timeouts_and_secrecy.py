@@ -38,11 +38,13 @@ def test_the_sweeper_writes_timeouts_with_nobody_calling(ledger: Ledger) -> None
     types = [event["type"] for event in stored]
     assert types[-1] == "reveal", types
     timeouts = [event for event in stored if event["type"] == "timeout"]
-    assert len(timeouts) == 5  # A, B, A, B, A: the third in a row by A loses
+    assert len(timeouts) == 5  # X, Y, X, Y, X: the third in a row by the first seat loses
+    first = timeouts[0]["seat"]
+    assert [event["seat"] for event in timeouts] == [first, 1 - first] * 2 + [first]
     for previous, event in zip(stored, stored[1:]):
         if event["type"] == "timeout":
             assert event["ts"] == previous["ts"] + 400  # exactly the deadline
-    assert stored[-1]["result"] == {"winner": 1, "reason": "timeouts"}
+    assert stored[-1]["result"] == {"winner": 1 - timeouts[0]["seat"], "reason": "timeouts"}
     bundle = ledger.bundle_bytes(match_id)
     assert bundle is not None and verify_bytes(bundle, ledger.server_key.public_text).ok
 
