@@ -3,18 +3,34 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-import pytest
 
+import pytest
 from fairdeal.games.arcomage import BATTLEFIELD_BY_ID, ArcomageState
 from fairdeal.games.arcomage.effects import STATS
 from fairdeal.games.arcomage.state import ACT
 from fairdeal.verifier.rng import RandomStream
 
 #: the numbers of the constructed states, unless a test overrides some
-BASE_A = {"tower": 20, "wall": 10, "mines": 3, "monasteries": 3, "barracks": 3,
-          "ore": 30, "mana": 30, "troops": 30}
-BASE_B = {"tower": 25, "wall": 12, "mines": 4, "monasteries": 2, "barracks": 4,
-          "ore": 20, "mana": 20, "troops": 20}
+BASE_A = {
+    "tower": 20,
+    "wall": 10,
+    "mines": 3,
+    "monasteries": 3,
+    "barracks": 3,
+    "ore": 30,
+    "mana": 30,
+    "troops": 30,
+}
+BASE_B = {
+    "tower": 25,
+    "wall": 12,
+    "mines": 4,
+    "monasteries": 2,
+    "barracks": 4,
+    "ore": 20,
+    "mana": 20,
+    "troops": 20,
+}
 #: filler cards for hands: Basic Wall, Sturdy Wall, Miners, Amethyst, Ruby (cheap, harmless)
 FILLER = (8, 10, 12, 38, 43)
 #: a known draw pile, so refills are predictable: Orc, Ogre, Quartz, Ruby, Emerald, ...

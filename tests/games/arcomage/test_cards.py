@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 from fairdeal.games.arcomage import CARD_BY_ID, GAME, Action
 from fairdeal.games.arcomage.state import ACT, DISCARD
 
@@ -22,6 +21,7 @@ Numbers = dict[str, int]
 # (card id, A's changed start numbers, B's changed start numbers, the effect as changes)
 Row = tuple[int, Numbers, Numbers, dict[str, int]]
 
+# fmt: off
 ROWS: list[Row] = [
     # --- red ---
     (1, {}, {}, {"A.ore": -8, "B.ore": -8}),
@@ -165,20 +165,25 @@ ROWS: list[Row] = [
     (101, {}, {}, {"B.tower": -12}),
     (102, {}, {}, {"B.wall": -12, "B.tower": -8, "B.mana": -10, "B.barracks": -1}),
 ]
+# fmt: on
 
 PLAY_AGAIN = {4, 5, 21, 23, 37, 39, 40, 72, 75, 87}
 DRAW_DISCARD = {40, 75}
 
 
 def _numbers(state: Any) -> dict[str, int]:
-    return {f"{seat}.{name}": value for index, seat in enumerate("AB")
-            for name, value in state.player(index).items()}
+    return {
+        f"{seat}.{name}": value
+        for index, seat in enumerate("AB")
+        for name, value in state.player(index).items()
+    }
 
 
 def _row_id(row: Row) -> str:
     card_id, a, b, _ = row
     changed = ",".join(f"A.{k}={v}" for k, v in a.items()) + ",".join(
-        f"B.{k}={v}" for k, v in b.items())
+        f"B.{k}={v}" for k, v in b.items()
+    )
     return f"{card_id}-{CARD_BY_ID[card_id].name}" + (f"[{changed}]" if changed else "")
 
 
@@ -216,8 +221,11 @@ def test_card_effect(row: Row, make_state: Callable[..., Any], stream: Callable[
             assert after.hands[0] == (8, 10, 12, 38, 43, before.draw_pile[0])
     else:
         assert (after.turn, after.phase, after.result) == (1, ACT, None)
-        for producer, resource in (("mines", "ore"), ("monasteries", "mana"),
-                                   ("barracks", "troops")):
+        for producer, resource in (
+            ("mines", "ore"),
+            ("monasteries", "mana"),
+            ("barracks", "troops"),
+        ):
             expected[f"B.{resource}"] += expected[f"B.{producer}"]
     assert _numbers(after) == expected
     assert after.discard_pile == (card_id,)

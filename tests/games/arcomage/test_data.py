@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from fairdeal.games.arcomage import BATTLEFIELDS, CARD_BY_ID, CARDS, GAME
 from fairdeal.games.arcomage.effects import step_numbers
 from fairdeal.verifier.canonical import canonical_bytes
@@ -14,10 +13,16 @@ from fairdeal.verifier.canonical import canonical_bytes
 SEEDS = Path(__file__).resolve().parents[3].parent / "shared" / "seeds"
 SEED_FILES = {
     # language: (file, the three colour headings, the play-again phrase)
-    "lt": ("000_78aad9b5ff7895ed.txt", ("Raudonos — rūda", "Mėlynos — mana", "Žalios — kariai"),
-           "Žaiskite dar kartą"),
-    "sk": ("004_66a7b3793c7d2fb2.txt", ("Červené — ruda", "Modré — mana", "Zelené — jednotky"),
-           "Hraj znova"),
+    "lt": (
+        "000_78aad9b5ff7895ed.txt",
+        ("Raudonos — rūda", "Mėlynos — mana", "Žalios — kariai"),
+        "Žaiskite dar kartą",
+    ),
+    "sk": (
+        "004_66a7b3793c7d2fb2.txt",
+        ("Červené — ruda", "Modré — mana", "Zelené — jednotky"),
+        "Hraj znova",
+    ),
 }
 
 # the battlefield table, typed in from the seeds: name, tower, wall, mines, monasteries,
@@ -34,7 +39,9 @@ BATTLEFIELD_TABLE = [
 ]
 
 
-def _read_seed(language: str) -> tuple[list[tuple[str, list[int]]], list[tuple[str, str, int, str]]]:
+def _read_seed(
+    language: str,
+) -> tuple[list[tuple[str, list[int]]], list[tuple[str, str, int, str]]]:
     """The seed's battlefield rows (name, numbers) and cards (name, effect, cost, colour)."""
     file_name, headings, _ = SEED_FILES[language]
     path = SEEDS / file_name
@@ -82,14 +89,29 @@ def test_battlefields_match_the_seed(language: str) -> None:
     assert len(seed_fields) == len(BATTLEFIELDS) == 8
     for field, (name, seed_numbers) in zip(BATTLEFIELDS, seed_fields, strict=True):
         assert field.seed_names[language] == name
-        assert [field.tower, field.wall, field.mines, field.monasteries, field.barracks,
-                field.victory_tower, field.victory_resource] == seed_numbers
+        assert [
+            field.tower,
+            field.wall,
+            field.mines,
+            field.monasteries,
+            field.barracks,
+            field.victory_tower,
+            field.victory_resource,
+        ] == seed_numbers
 
 
 def test_battlefield_table() -> None:
     assert [
-        (f.id, f.tower, f.wall, f.mines, f.monasteries, f.barracks, f.victory_tower,
-         f.victory_resource)
+        (
+            f.id,
+            f.tower,
+            f.wall,
+            f.mines,
+            f.monasteries,
+            f.barracks,
+            f.victory_tower,
+            f.victory_resource,
+        )
         for f in BATTLEFIELDS
     ] == BATTLEFIELD_TABLE
 
@@ -109,18 +131,42 @@ def test_rules_data_is_flat_and_canonical() -> None:
     assert set(data) == {"cards", "battlefields", "deck_types"}
     assert data["deck_types"] == ["normal", "infinite"]
     assert [c["id"] for c in data["cards"]] == list(range(1, 103))
-    assert set(data["cards"][0]) == {"id", "name", "name_lt", "name_sk", "colour", "cost",
-                                     "resource", "effect", "play_again"}
-    assert set(data["battlefields"][0]) == {"id", "name", "name_lt", "name_sk", "tower", "wall",
-                                            "mines", "monasteries", "barracks", "victory_tower",
-                                            "victory_resource"}
+    assert set(data["cards"][0]) == {
+        "id",
+        "name",
+        "name_lt",
+        "name_sk",
+        "colour",
+        "cost",
+        "resource",
+        "effect",
+        "play_again",
+    }
+    assert set(data["battlefields"][0]) == {
+        "id",
+        "name",
+        "name_lt",
+        "name_sk",
+        "tower",
+        "wall",
+        "mines",
+        "monasteries",
+        "barracks",
+        "victory_tower",
+        "victory_resource",
+    }
     for record in data["cards"] + data["battlefields"]:
         assert all(isinstance(value, str | int | bool) for value in record.values())
     assert data["cards"][59] == {
-        "id": 60, "name": "Lightning Shard", "name_lt": "Žaibas", "name_sk": "Blesk",
-        "colour": "blue", "cost": 11, "resource": "mana",
+        "id": 60,
+        "name": "Lightning Shard",
+        "name_lt": "Žaibas",
+        "name_sk": "Blesk",
+        "colour": "blue",
+        "cost": 11,
+        "resource": "mana",
         "effect": "If your tower is higher than the enemy's wall, 8 damage to the enemy tower, "
-                  "otherwise 8 damage to all",
+        "otherwise 8 damage to all",
         "play_again": False,
     }
     canonical_bytes(data)  # integers and strings only: the protocol can hash it

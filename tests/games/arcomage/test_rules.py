@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 from fairdeal.games.arcomage import BATTLEFIELD_BY_ID, GAME, Action
 from fairdeal.games.arcomage.rules import worst_card
 from fairdeal.games.arcomage.state import ACT, DISCARD
@@ -37,10 +36,17 @@ def test_start_values_and_first_production(field: str) -> None:
     f = BATTLEFIELD_BY_ID[field]
     first = RandomStream(KEY, "setup").substream("first-player").randbelow(2)
     assert state.turn == first
-    start = {"tower": f.tower, "wall": f.wall, "mines": f.mines, "monasteries": f.monasteries,
-             "barracks": f.barracks, "ore": 5, "mana": 5, "troops": 5}
-    produced = {**start, "ore": 5 + f.mines, "mana": 5 + f.monasteries,
-                "troops": 5 + f.barracks}
+    start = {
+        "tower": f.tower,
+        "wall": f.wall,
+        "mines": f.mines,
+        "monasteries": f.monasteries,
+        "barracks": f.barracks,
+        "ore": 5,
+        "mana": 5,
+        "troops": 5,
+    }
+    produced = {**start, "ore": 5 + f.mines, "mana": 5 + f.monasteries, "troops": 5 + f.barracks}
     assert state.player(first) == produced  # the first turn has production too
     assert state.player(1 - first) == start
     assert (state.phase, state.last, state.result, state.timeouts) == (ACT, None, None, (0, 0))
@@ -72,9 +78,16 @@ def test_infinite_deal_draws_uniformly_with_repeats() -> None:
     assert state.hands == (tuple(expected[:6]), tuple(expected[6:]))
     assert state.infinite and state.draw_pile == () and state.discard_pile == ()
     # a hand with the same card twice happens (about one deal in seven)
-    repeats = [i for i in range(60)
-               if any(len(set(hand)) < 6 for hand in GAME.setup(
-                   {"deck": "infinite"}, RandomStream(bytes([i]) * 32, "setup")).hands)]
+    repeats = [
+        i
+        for i in range(60)
+        if any(
+            len(set(hand)) < 6
+            for hand in GAME.setup(
+                {"deck": "infinite"}, RandomStream(bytes([i]) * 32, "setup")
+            ).hands
+        )
+    ]
     assert repeats
 
 
@@ -109,8 +122,15 @@ def test_a_card_costing_everything_you_have_is_playable(make_state: Make, stream
 def test_legal_actions(make_state: Make) -> None:
     state = make_state(hand_a=(102, 60, 60, 8, 69, 1), a={"troops": 3, "mana": 11, "ore": 2})
     assert GAME.legal_actions(state) == [
-        play(60), play(8), play(69), play(1),
-        discard(102), discard(60), discard(8), discard(69), discard(1),
+        play(60),
+        play(8),
+        play(69),
+        play(1),
+        discard(102),
+        discard(60),
+        discard(8),
+        discard(69),
+        discard(1),
     ]
     assert GAME.current_seat(state) == 0
 
@@ -128,8 +148,9 @@ def test_play_again_keeps_the_turn_without_production(make_state: Make, stream: 
 
 
 @pytest.mark.parametrize("card", [40, 75])  # Prism, Elven Scout
-def test_draw_then_pending_discard_then_act_again(card: int, make_state: Make,
-                                                   stream: Stream) -> None:
+def test_draw_then_pending_discard_then_act_again(
+    card: int, make_state: Make, stream: Stream
+) -> None:
     name = "Prism" if card == 40 else "Elven Scout"
     before = make_state(hand_a=(card, 8, 10, 12, 38, 43))
     pending = GAME.apply(before, play(card), stream())
@@ -148,8 +169,9 @@ def test_draw_then_pending_discard_then_act_again(card: int, make_state: Make,
 
 def test_prism_describes_the_pending_discard(make_state: Make, stream: Stream) -> None:
     pending = GAME.apply(make_state(hand_a=(40, 8, 10, 12, 38, 43)), play(40), stream())
-    assert GAME.describe_action(pending, discard(8)) == \
-        "A discards Basic Wall (red, 2 ore) for Prism"
+    assert (
+        GAME.describe_action(pending, discard(8)) == "A discards Basic Wall (red, 2 ore) for Prism"
+    )
 
 
 # --- the decks --------------------------------------------------------------------------------
@@ -157,8 +179,12 @@ def test_prism_describes_the_pending_discard(make_state: Make, stream: Stream) -
 
 def test_empty_draw_pile_reshuffles_the_discard_pile(make_state: Make, stream: Stream) -> None:
     discards = (4, *range(14, 103))  # every card not in a hand
-    before = make_state(hand_a=(1, 2, 3, 13, 5, 6), hand_b=(7, 8, 9, 10, 11, 12),
-                        draw_pile=(), discard_pile=discards)
+    before = make_state(
+        hand_a=(1, 2, 3, 13, 5, 6),
+        hand_b=(7, 8, 9, 10, 11, 12),
+        draw_pile=(),
+        discard_pile=discards,
+    )
     after = GAME.apply(before, play(1), stream())  # Brick Shortage: played, then a refill
     pile = [*discards, 1]
     stream("test/reshuffle").shuffle(pile)
@@ -193,56 +219,66 @@ def test_tower_built_exactly_at_the_victory_height(make_state: Make, stream: Str
     assert won.result == Outcome(0, "tower-built", won.result.detail)
     assert GAME.current_seat(won) is None and GAME.legal_actions(won) == []
     assert won.hands[0] == (8, 9, 10, 11, 12)  # no refill after the end
-    short = GAME.apply(make_state(a={"tower": 179}, hand_a=(68, *range(8, 13))), play(68),
-                       stream())
+    short = GAME.apply(make_state(a={"tower": 179}, hand_a=(68, *range(8, 13))), play(68), stream())
     assert short.result is None and short.player(0)["tower"] == 199
 
 
 def test_tower_destroyed(make_state: Make, stream: Stream) -> None:
     state = make_state(b={"tower": 5, "wall": 0}, hand_a=(78, *range(8, 13)))
-    assert GAME.apply(state, play(78), stream()).result.to_json() == \
-        {"winner": 0, "reason": "tower-destroyed"}
+    assert GAME.apply(state, play(78), stream()).result.to_json() == {
+        "winner": 0,
+        "reason": "tower-destroyed",
+    }
     state = make_state(b={"tower": 6, "wall": 0}, hand_a=(78, *range(8, 13)))
     assert GAME.apply(state, play(78), stream()).result is None
 
 
 def test_resource_by_a_card(make_state: Make, stream: Stream) -> None:
     state = make_state(a={"mana": 493}, hand_a=(25, *range(8, 13)))  # Crystal Rocks, +7 mana
-    assert GAME.apply(state, play(25), stream()).result.to_json() == \
-        {"winner": 0, "reason": "resource"}
+    assert GAME.apply(state, play(25), stream()).result.to_json() == {
+        "winner": 0,
+        "reason": "resource",
+    }
 
 
 def test_resource_by_production_at_the_start_of_a_turn(make_state: Make, stream: Stream) -> None:
     state = make_state(b={"troops": 496, "barracks": 4})
-    assert GAME.apply(state, discard(8), stream()).result.to_json() == \
-        {"winner": 1, "reason": "resource"}
+    assert GAME.apply(state, discard(8), stream()).result.to_json() == {
+        "winner": 1,
+        "reason": "resource",
+    }
     state = make_state(b={"troops": 495, "barracks": 4})
     assert GAME.apply(state, discard(8), stream()).result is None
 
 
-@pytest.mark.parametrize(("card", "a", "b"), [
-    (60, {"tower": 5, "wall": 3}, {"tower": 3, "wall": 5}),  # Lightning Shard: 8 damage to all
-    (49, {"tower": 7}, {"tower": 6}),  # Discord: 7 damage to all towers
-    (36, {"tower": 199}, {"tower": 199}),  # Rainbow: +1 tower to all, both reach 200
-])
-def test_both_at_once_is_a_draw(card: int, a: dict[str, int], b: dict[str, int],
-                                make_state: Make, stream: Stream) -> None:
+@pytest.mark.parametrize(
+    ("card", "a", "b"),
+    [
+        (60, {"tower": 5, "wall": 3}, {"tower": 3, "wall": 5}),  # Lightning Shard: 8 damage to all
+        (49, {"tower": 7}, {"tower": 6}),  # Discord: 7 damage to all towers
+        (36, {"tower": 199}, {"tower": 199}),  # Rainbow: +1 tower to all, both reach 200
+    ],
+)
+def test_both_at_once_is_a_draw(
+    card: int, a: dict[str, int], b: dict[str, int], make_state: Make, stream: Stream
+) -> None:
     state = make_state(a, b, hand_a=(card, *range(8, 13)))
     result = GAME.apply(state, play(card), stream()).result
     assert (result.winner, result.reason) == (None, "simultaneous")
 
 
-def test_one_winner_with_two_conditions_reads_tower_built(make_state: Make,
-                                                         stream: Stream) -> None:
+def test_one_winner_with_two_conditions_reads_tower_built(make_state: Make, stream: Stream) -> None:
     state = make_state(a={"tower": 194}, b={"tower": 4}, hand_a=(62, *range(8, 13)))  # Fire Ruby
     assert GAME.apply(state, play(62), stream()).result.reason == "tower-built"
 
 
 def test_a_finished_match_takes_no_more_actions(make_state: Make, stream: Stream) -> None:
     over = GAME.resign(make_state(), 1)
-    for attempt in (lambda: GAME.apply(over, play(1), stream()),
-                    lambda: GAME.timeout(over, stream()),
-                    lambda: GAME.resign(over, 0)):
+    for attempt in (
+        lambda: GAME.apply(over, play(1), stream()),
+        lambda: GAME.timeout(over, stream()),
+        lambda: GAME.resign(over, 0),
+    ):
         with pytest.raises(IllegalAction, match="match is over"):
             attempt()
 
@@ -256,8 +292,9 @@ def test_worst_card() -> None:
     assert worst_card((102, 99, 75)) == 75
 
 
-def test_timeout_discards_the_worst_card_and_ends_the_turn(make_state: Make,
-                                                           stream: Stream) -> None:
+def test_timeout_discards_the_worst_card_and_ends_the_turn(
+    make_state: Make, stream: Stream
+) -> None:
     before = make_state(hand_a=(52, 43, 38, 10, 8, 65))
     after = GAME.timeout(before, stream())
     assert after.last == (0, "timeout", 8)
@@ -267,8 +304,7 @@ def test_timeout_discards_the_worst_card_and_ends_the_turn(make_state: Make,
     assert after.player(1)["ore"] == before.player(1)["ore"] + 4  # B's production
 
 
-def test_timeout_in_the_pending_discard_is_that_discard(make_state: Make,
-                                                        stream: Stream) -> None:
+def test_timeout_in_the_pending_discard_is_that_discard(make_state: Make, stream: Stream) -> None:
     pending = GAME.apply(make_state(hand_a=(40, 52, 43, 38, 65, 59)), play(40), stream())
     after = GAME.timeout(pending, stream())
     assert after.last == (0, "timeout", 38)  # Amethyst, cost 2, the cheapest
@@ -311,12 +347,18 @@ def test_resign_on_either_turn(make_state: Make) -> None:
 
 def test_illegal_action_messages(make_state: Make, stream: Stream) -> None:
     state = make_state(hand_a=(102, 8, 10, 12, 38, 43), a={"troops": 12}, hand_b=(60, *FILL))
-    with pytest.raises(IllegalAction, match=r"^cannot afford Dragon: costs 25 troops, seat A has 12$"):
+    with pytest.raises(
+        IllegalAction, match=r"^cannot afford Dragon: costs 25 troops, seat A has 12$"
+    ):
         GAME.apply(state, play(102), stream())
-    with pytest.raises(IllegalAction, match=r"^card 60 \(Lightning Shard\) is not in seat A's hand$"):
+    with pytest.raises(
+        IllegalAction, match=r"^card 60 \(Lightning Shard\) is not in seat A's hand$"
+    ):
         GAME.apply(state, play(60), stream())
     b_turn = make_state(turn=1, hand_b=(8, *FILL))
-    with pytest.raises(IllegalAction, match=r"^card 60 \(Lightning Shard\) is not in seat B's hand$"):
+    with pytest.raises(
+        IllegalAction, match=r"^card 60 \(Lightning Shard\) is not in seat B's hand$"
+    ):
         GAME.apply(b_turn, discard(60), stream())
     with pytest.raises(InvalidAction, match="not an action of the two-tower duel"):
         GAME.apply(state, {"kind": "play", "card": 8}, stream())
