@@ -1,0 +1,139 @@
+"""Through a real `fairdeal serve` process: a match played over HTTP, the server killed with
+SIGKILL in the middle of a stream of moves and restarted; every acknowledged move is in the
+sealed bundle, which `fairdeal verify` accepts with the pinned server key."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fairdeal.ledger.client import ApiClient, ApiError
+
+FAIRDEAL = str(Path(sys.executable).parent / "fairdeal")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Server:
+    def __init__(self, data_dir: Path, port: int) -> None:
+        self.data_dir = data_dir
+        self.port = port
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log = data_dir / "serve.log"
+
+    def start(self) -> None:
+        env = {name: value for name, value in os.environ.items()
+               if name not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                [FAIRDEAL, "--data-dir", str(self.data_dir), "serve", "--port", str(self.port)],
+                stdout=log, stderr=log, env=env)
+        client = ApiClient(f"http://127.0.0.1:{self.port}", timeout=2)
+        for _ in range(200):
+            try:
+                client.call("GET", "/keys")
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise AssertionError("the server did not start: " + self.log.read_text()[-2000:])
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def server(tmp_path: Path):
+    server = Server(tmp_path, _free_port())
+    server.start()
+    yield server
+    server.stop()
+
+
+def _retrying(client: ApiClient, method: str, path: str, body: Any = None,
+              token: str | None = None) -> Any:
+    """Retry network failures (the server is down) with the same request: retries are safe."""
+    for _ in range(300):
+        try:
+            return client.call(method, path, body, token)
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError("the server never came back")
+
+
+def test_killed_mid_stream_and_restarted_loses_no_acknowledged_move(server: Server,
+                                                                      tmp_path: Path) -> None:
+    client = ApiClient(f"http://127.0.0.1:{server.port}", timeout=5)
+    rng = random.Random(5)
+    created = client.call("POST", "/matches", {"game": "arcomage", "turn_limit_ms": None})
+    match_id = created["id"]
+    tokens = [seat["token"] for seat in created["seats"]]
+    for token in tokens:
+        client.call("POST", f"/matches/{match_id}/seed", {"client_seed": None}, token)
+    acknowledged: list[str] = []
+    killed = threading.Event()
+
+    def killer() -> None:
+        while len(acknowledged) < 12:
+            time.sleep(0.001)
+        time.sleep(rng.random() * 0.02)  # somewhere in the middle of a request
+        server.kill()
+        killed.set()
+        server.start()
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    for move in range(5_000):
+        public = _retrying(client, "GET", f"/matches/{match_id}")
+        if public["status"] == "ended":
+            break
+        seat = public["current_seat"]
+        view = _retrying(client, "GET", f"/matches/{match_id}", token=tokens[seat])
+        body = {"action": rng.choice(view["legal_actions"]), "expected_seq": view["next_seq"],
+                "action_id": f"a{move}"}
+        try:
+            _retrying(client, "POST", f"/matches/{match_id}/actions", body,
+                               tokens[seat])
+        except ApiError as e:
+            assert e.status == 409, e
+            continue
+        acknowledged.append(body["action_id"])
+    thread.join()
+    assert killed.is_set()
+    bundle_path = tmp_path / "bundle.json"
+    key = subprocess.run([FAIRDEAL, "--data-dir", str(tmp_path), "keys", "show"],
+                         capture_output=True, text=True, check=True).stdout.splitlines()[-1]
+    subprocess.run([FAIRDEAL, "--data-dir", str(tmp_path), "export", match_id, "-o",
+                    str(bundle_path)], check=True, capture_output=True)
+    verified = subprocess.run([FAIRDEAL, "verify", "--trusted-key", key, str(bundle_path)],
+                              capture_output=True, text=True)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    events = json.loads(bundle_path.read_text())["events"]
+    stored = [event["action_id"] for event in events if event["type"] == "move"]
+    assert len(stored) == len(set(stored))
+    assert set(acknowledged) <= set(stored)
+    assert len(stored) == len(set(acknowledged))
+    listed = subprocess.run([FAIRDEAL, "--data-dir", str(tmp_path), "matches"],
+                            capture_output=True, text=True, check=True).stdout
+    assert match_id in listed and "verified" in listed
