@@ -52,6 +52,7 @@ class Work:
         self.pending = list(state.pending)
         self.timeouts = list(state.timeouts)
         self.outcome = state.outcome
+        self.captor = state.captor
 
     def done(self, last: LastEvent | None) -> State:
         """The new state."""
@@ -70,6 +71,7 @@ class Work:
             timeouts=(self.timeouts[0], self.timeouts[1]),
             last=last,
             outcome=self.outcome,
+            captor=self.captor,
         )
 
     def stream(self, purpose: str) -> Rng:
@@ -149,6 +151,7 @@ class Work:
         node = self.board.node_by_id[node_id]
         if node.hq is not None:
             name = TROOP_BY_ID[troop].name
+            self.captor = (node_id, seat, troop)
             self.finish(
                 Outcome(seat, "hq-captured", f"{SEAT_NAMES[seat]}'s {name} took the HQ {node_id}")
             )
@@ -237,24 +240,30 @@ class Work:
             detail = f"turn limit {TURN_LIMIT} reached; medals {mine}-{theirs}"
             self.finish(Outcome(winner, "turn-limit", detail))
         elif not self.can_act():
+            if self.frozen[seat] and self.can_act(ignore_frozen=True):
+                # Only a freeze stops it: it skips this turn (the troops thaw as it ends)
+                # instead of ending the match, since it can still act next turn.
+                self.end_turn()
+                return
             winner = seat if mine > theirs else other
             detail = f"{SEAT_NAMES[seat]} could not act; medals {mine}-{theirs}" + (
                 f", so {SEAT_NAMES[seat]} loses the tie" if mine == theirs else ""
             )
             self.finish(Outcome(winner, "stalemate", detail))
 
-    def can_act(self) -> bool:
-        """Can the seat to move draw or place anything?"""
+    def can_act(self, ignore_frozen: bool = False) -> bool:
+        """Can the seat to move draw or place anything (counting frozen troops as free)?"""
         seat = self.seat
         if draw_count(len(self.racks[seat]), len(self.reserves[seat])):
             return True
-        return bool(placements(self, stop_at_first=True))
+        return bool(placements(self, stop_at_first=True, ignore_frozen=ignore_frozen))
 
 
-def placements(work: Work, stop_at_first: bool = False) -> list[Place]:
+def placements(work: Work, stop_at_first: bool = False, ignore_frozen: bool = False) -> list[Place]:
     """Every legal placement of the seat to move (by troop in table order, then node)."""
     seat = work.seat
-    rack, frozen = work.racks[seat], work.frozen[seat]
+    rack = work.racks[seat]
+    frozen = () if ignore_frozen else work.frozen[seat]
     troops = {troop for index, troop in enumerate(rack) if index not in frozen}
     if not troops:
         return []

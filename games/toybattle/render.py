@@ -40,12 +40,14 @@ def layout(board: Board) -> dict[int, tuple[int, int]]:
         return cached
     nodes = board.node_by_id
     from_blue, from_red = _distances(board, 0), _distances(board, 1)
-    # A node's row is how much nearer it is to blue's HQs than to red's: HQs end up on the
-    # outer rows and the middle of the board in the middle, even with two HQs a side.
-    balance = {node: from_blue[node] - from_red[node] for node in nodes}
+    # A base's row is how much nearer it is to blue's HQs than to red's, so the middle of the
+    # board is drawn in the middle even with two HQs a side; each side's HQs share an outer row.
+    balance = {base: from_blue[base] - from_red[base] for base in board.bases}
     steps = sorted(set(balance.values()))
-    row = {node: steps.index(balance[node]) for node in nodes}
-    last = len(steps) - 1
+    row = {base: steps.index(balance[base]) + 1 for base in board.bases}
+    last = len(steps) + 1
+    row.update({hq: 0 for hq in board.hqs(0)})
+    row.update({hq: last for hq in board.hqs(1)})
     levels = [sorted(n for n in row if row[n] == level) for level in range(last + 1)]
     x = {node: (i + 1) / (len(members) + 1) for members in levels for i, node in enumerate(members)}
     # Barycentre sweeps (Sugiyama): order each row by the mean position of its neighbours in
@@ -159,11 +161,19 @@ def _node_svg(state: State, node_id: int, x: int, y: int) -> str:
         colour = COLOURS[node.hq]
         limit = "" if node.limit is None else f" {'/'.join(map(str, node.limit))}"
         title = f"{SEAT_NAMES[node.hq]} HQ {node_id}{limit}"
+        label = f"HQ{limit}"
+        stroke = ""
+        if state.captor is not None and state.captor[0] == node_id:
+            _, owner, troop = state.captor
+            title += f" · taken by {SEAT_NAMES[owner]}'s {TROOP_BY_ID[troop].name}"
+            label = f"{TROOP_BY_ID[troop].name} {_troop_label(troop)}"
+            stroke = f' stroke="{COLOURS[owner]}" stroke-width="5"'
         return (
             f'<g class="hq"><title>{escape(title)}</title>'
-            f'<rect x="{x - 22}" y="{y - 16}" width="44" height="32" rx="4" fill="{colour}"/>'
+            f'<rect x="{x - 26}" y="{y - 16}" width="52" height="32" rx="4" '
+            f'fill="{colour}"{stroke}/>'
             f'<text x="{x}" y="{y + 4}" text-anchor="middle" fill="#fff" font-weight="bold">'
-            f"HQ{escape(limit)}</text></g>"
+            f"{escape(label)}</text></g>"
         )
     stack = state.stacks[node_id]
     parts = [f"base {node_id}"]

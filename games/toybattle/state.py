@@ -88,6 +88,8 @@ class State:
     timeouts: Pair[int] = (0, 0)
     last: LastEvent | None = None
     outcome: Outcome | None = None
+    #: the troop that took an HQ, as (HQ node, owner seat, troop id): it ends the match there
+    captor: tuple[int, int, str] | None = None
 
     @property
     def board(self) -> Board:
@@ -132,6 +134,13 @@ def state_to_json(state: State) -> dict[str, JSON]:
         "pending": [pending.to_json() for pending in state.pending],
         "timeouts": {SEAT_NAMES[seat]: state.timeouts[seat] for seat in (0, 1)},
         "last": None if state.last is None else state.last.to_json(),
+        "captor": None
+        if state.captor is None
+        else {
+            "hq": state.captor[0],
+            "owner": SEAT_NAMES[state.captor[1]],
+            "troop": state.captor[2],
+        },
         "result": None
         if state.outcome is None
         else {**state.outcome.to_json(), "detail": state.outcome.detail},
@@ -277,7 +286,21 @@ def state_from_json(data: JSON) -> State:
         timeouts=_int_pair(record, "timeouts"),
         last=_last(_field(record, "last")),
         outcome=_result(_field(record, "result")),
+        captor=_captor(board, _field(record, "captor")),
     )
+
+
+def _captor(board: Board, value: JSON) -> tuple[int, int, str] | None:
+    if value is None:
+        return None
+    record = _object(value, "captor")
+    hq = _int(_field(record, "hq", "captor.hq"), "captor.hq")
+    if hq not in board.hqs(0) + board.hqs(1):
+        _fail("captor.hq", f"an HQ of {board.name}", hq)
+    troop = _field(record, "troop", "captor.troop")
+    if troop not in TROOP_BY_ID:
+        _fail("captor.troop", "a troop id", troop)
+    return hq, _seat(_field(record, "owner", "captor.owner"), "captor.owner"), str(troop)
 
 
 def _seat_index(value: JSON, where: str) -> int:

@@ -38,6 +38,7 @@ def view(state: State, seat: int | None) -> dict[str, JSON]:
             "pending",
             "timeouts",
             "last",
+            "captor",
             "result",
         )
     }
