@@ -55,10 +55,14 @@ class RandomStream:
         self._offset = start + 8
         return int.from_bytes(self._buffer[start : start + 8], "big")
 
+    def _first_block(self) -> bytes:
+        """Block 0 of the stream (for test vectors)."""
+        return hmac.digest(self._key, self._prefix + (0).to_bytes(8, "big"), "sha256")
+
     def randbelow(self, n: int) -> int:
-        """An unbiased integer in [0, n); n must be at least 1."""
-        if n < 1:
-            raise ValueError(f"randbelow needs n >= 1, got {n}")
+        """An unbiased integer in [0, n), for 1 <= n <= 2^64."""
+        if not 1 <= n <= _TWO_64:
+            raise ValueError(f"randbelow needs 1 <= n <= 2^64, got {n}")
         limit = _TWO_64 - (_TWO_64 % n)
         while True:
             x = self._next_u64()

@@ -1,0 +1,39 @@
+# fairdeal — set-up and the everyday commands. Everything runs from a local virtual environment.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install demo test test-fast bench lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## The main job on the embedded default: bot matches of every game, verified offline.
+demo: $(STAMP)
+	rm -rf out/demo
+	$(BIN)/fairdeal simulate arcomage --deck normal -n 3 --out out/demo
+	$(BIN)/fairdeal simulate arcomage --deck infinite --battlefield "Mirror Labyrinth" -n 2 --out out/demo
+	$(BIN)/fairdeal simulate toybattle -n 3 --out out/demo
+	$(BIN)/fairdeal verify out/demo/*.json
+
+## The whole test suite (PostgreSQL tests need FAIRDEAL_TEST_POSTGRES_URL; .ci/run sets it).
+test: $(STAMP)
+	$(BIN)/pytest -q
+
+## Benchmarks live outside the test suite.
+bench: $(STAMP)
+	$(BIN)/python bench/bench_verify.py
+
+lint: $(STAMP)
+	$(BIN)/pip install --quiet ruff mypy
+	$(BIN)/ruff check games verifier ledger web cli tests
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) out test-output .pytest_cache

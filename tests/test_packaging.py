@@ -1,0 +1,43 @@
+"""The project installs as one namespace, fairdeal.*, never as bare top-level packages."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+BARE = ("games", "verifier", "ledger", "web", "cli")
+
+
+def test_no_bare_top_level_module_is_imported() -> None:
+    code = (
+        "import sys, importlib\n"
+        "for name in ('fairdeal.games', 'fairdeal.verifier.verify', 'fairdeal.ledger.simulate',"
+        " 'fairdeal.cli.main', 'fairdeal.web.viewer', 'fairdeal.games.arcomage',"
+        " 'fairdeal.games.toybattle'):\n"
+        "    importlib.import_module(name)\n"
+        f"print(sorted(set(sys.modules) & set({BARE!r})))\n"
+    )
+    # run from / so the repository folder is not on sys.path by accident
+    out = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_bare_names_are_not_importable_from_the_install() -> None:
+    for name in BARE:
+        out = subprocess.run([sys.executable, "-c", f"import {name}"], cwd="/",
+                             capture_output=True, text=True)
+        assert out.returncode != 0, f"bare module {name!r} is importable"
+
+
+def test_games_and_verifier_do_not_import_the_service_layers() -> None:
+    code = (
+        "import sys\n"
+        "import fairdeal.verifier.verify, fairdeal.games.arcomage, fairdeal.games.toybattle\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('flask', 'sqlmodel', 'sqlalchemy')"
+        " or m.startswith(('fairdeal.ledger', 'fairdeal.web', 'fairdeal.cli'))]\n"
+        "print(bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
