@@ -170,3 +170,18 @@ def test_rules_data_is_flat_and_canonical() -> None:
         "play_again": False,
     }
     canonical_bytes(data)  # integers and strings only: the protocol can hash it
+
+
+def test_the_rules_document_lists_the_data_as_implemented() -> None:
+    text = (Path(__file__).resolve().parents[3] / "docs" / "rules" / "arcomage.md").read_text(
+        encoding="utf-8"
+    )
+    for c in CARDS:
+        row = f"| {c.id} | {c.name} | {c.name_lt} | {c.name_sk} | {c.colour} | "
+        assert f"{row}{c.cost} {c.resource} | {c.effect} |" in text, c.name
+    for f in BATTLEFIELDS:
+        assert (
+            f"| `{f.id}` | {f.name} | {f.name_lt} | {f.name_sk} | {f.tower} | {f.wall} | "
+            f"{f.mines} / {f.monasteries} / {f.barracks} | {f.victory_tower} | "
+            f"{f.victory_resource} |"
+        ) in text, f.name
