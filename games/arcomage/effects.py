@@ -19,7 +19,7 @@ steps into one function ``run(stats, me, enemy)`` where ``me`` and ``enemy`` are
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
@@ -45,7 +45,6 @@ __all__ = [
     "Step",
     "SwapWalls",
     "compile_steps",
-    "step_numbers",
 ]
 
 #: the eight numbers each player has, in their order inside a player's block of the stats list
@@ -151,29 +150,6 @@ class GroundWater:
 Step: TypeAlias = Gain | Damage | If | MatchEnemy | Parity | SwapWalls | Steal | GroundWater
 
 
-def step_numbers(steps: tuple[Step, ...]) -> Iterator[int]:
-    """The magnitudes a card's text states, in order ("+6 wall, 10 damage" gives 6, 10).
-
-    Used by the tests to hold the effect data against the numbers printed in both seeds; a
-    comparison with zero ("if you have no wall") is not a printed number.
-    """
-    for step in steps:
-        if isinstance(step, Gain):
-            yield abs(step.amount)
-        elif isinstance(step, Damage):
-            yield step.amount
-        elif isinstance(step, If):
-            if step.condition.other_side is None and step.condition.other != 0:
-                yield step.condition.other
-            yield from step_numbers(step.then)
-            yield from step_numbers(step.otherwise)
-        elif isinstance(step, Steal):
-            yield step.amount
-        elif isinstance(step, GroundWater):
-            yield step.barracks
-            yield step.tower
-
-
 # --- compilation ---------------------------------------------------------------------------
 
 _OPERATORS: dict[str, Callable[[int, int], bool]] = {
@@ -189,49 +165,35 @@ def _gain(stat: int, amount: int, sides: tuple[bool, ...]) -> Run:
 
     def run(stats: list[int], me: int, enemy: int) -> None:
         if to_me:
-            value = stats[me + stat] + amount
-            stats[me + stat] = max(0, value)
+            stats[me + stat] = max(0, stats[me + stat] + amount)
         if to_enemy:
-            value = stats[enemy + stat] + amount
-            stats[enemy + stat] = max(0, value)
+            stats[enemy + stat] = max(0, stats[enemy + stat] + amount)
 
     return run
 
 
 def _hit(stats: list[int], offset: int, amount: int) -> None:
     """Normal damage to the player at ``offset``: the wall first, the rest to the tower."""
-    wall = stats[offset + 1]
+    wall = stats[offset + WALL]
     if amount <= wall:
-        stats[offset + 1] = wall - amount
+        stats[offset + WALL] = wall - amount
         return
-    stats[offset + 1] = 0
-    tower = stats[offset] - (amount - wall)
-    stats[offset] = max(0, tower)
+    stats[offset + WALL] = 0
+    stats[offset + TOWER] = max(0, stats[offset + TOWER] - (amount - wall))
 
 
 def _damage(amount: int, mode: str, sides: tuple[bool, ...]) -> Run:
+    if mode != "normal":  # straight to the tower, or only the wall: a plain loss
+        return _gain(WALL if mode == "wall" else TOWER, -amount, sides)
     to_me, to_enemy = sides
-    index = 1 if mode == "wall" else 0
 
-    if mode == "normal":
-
-        def run(stats: list[int], me: int, enemy: int) -> None:
-            if to_me:
-                _hit(stats, me, amount)
-            if to_enemy:
-                _hit(stats, enemy, amount)
-
-        return run
-
-    def run_direct(stats: list[int], me: int, enemy: int) -> None:
+    def run(stats: list[int], me: int, enemy: int) -> None:
         if to_me:
-            value = stats[me + index] - amount
-            stats[me + index] = max(0, value)
+            _hit(stats, me, amount)
         if to_enemy:
-            value = stats[enemy + index] - amount
-            stats[enemy + index] = max(0, value)
+            _hit(stats, enemy, amount)
 
-    return run_direct
+    return run
 
 
 def _condition(compare: Compare) -> Callable[[list[int], int, int], bool]:

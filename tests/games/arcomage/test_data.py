@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fairdeal.games.arcomage import BATTLEFIELDS, CARD_BY_ID, CARDS, GAME
-from fairdeal.games.arcomage.effects import step_numbers
+from fairdeal.games.arcomage.effects import Damage, Gain, GroundWater, If, Steal, Step
 from fairdeal.verifier.canonical import canonical_bytes
 
 SEEDS = Path(__file__).resolve().parents[3].parent / "shared" / "seeds"
@@ -63,6 +64,23 @@ def _read_seed(
         cards.append((body[i], body[i + 1], int(body[i + 2]), colour))
         i += 3
     return fields, cards
+
+
+def step_numbers(steps: tuple[Step, ...]) -> Iterator[int]:
+    """The magnitudes a card's text prints, in order ("+6 wall, 10 damage" gives 6, 10); a
+    comparison with zero ("if you have no wall") prints no number."""
+    for step in steps:
+        if isinstance(step, Gain):
+            yield abs(step.amount)
+        elif isinstance(step, Damage | Steal):
+            yield step.amount
+        elif isinstance(step, If):
+            if step.condition.other_side is None and step.condition.other != 0:
+                yield step.condition.other
+            yield from step_numbers(step.then)
+            yield from step_numbers(step.otherwise)
+        elif isinstance(step, GroundWater):
+            yield from (step.barracks, step.tower)
 
 
 def _collapse(numbers: list[int]) -> list[int]:
