@@ -60,6 +60,8 @@ class LoadedMatch:
     step_of_seq: dict[int, int] = field(default_factory=dict)
     #: per-step rendered SVG, keyed by (step, perspective); small and bounded by the LRU
     svg_cache: dict[tuple[int, int | None], str] = field(default_factory=dict)
+    #: rendered pieces of the page that do not depend on the step (the event list)
+    html_cache: dict[tuple[str, ...], str] = field(default_factory=dict)
 
     @property
     def genesis(self) -> Mapping[str, Any] | None:

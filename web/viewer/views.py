@@ -16,7 +16,7 @@ from flask import (
     request,
     url_for,
 )
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from fairdeal.games import get_game
@@ -38,6 +38,9 @@ from .sources import LedgerReader, MemoryLedger, summarize
 UPLOAD_LIMIT = 5 * 1024 * 1024
 _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
 _UPLOAD_KEY = re.compile(r"u-[0-9a-f]{32}\Z")
+#: a marker for the perspective's query in the cached event list; filled in per request
+#: (escaped) — a NUL never occurs in rendered text, so nothing else can match it
+_VIEW_SLOT = "\x00view\x00"
 AUTOPLAY_SPEEDS = ((2000, "0.5×"), (1000, "1×"), (500, "2×"), (250, "4×"))
 
 
@@ -167,6 +170,23 @@ def _step_context(match: LoadedMatch, number: int, option: dict[str, Any]) -> di
     }
 
 
+def _events_html(match: LoadedMatch, base: str, view_query: str, number: int) -> Markup:
+    """The event list, rendered once per match; the perspective and the current row are
+    filled in by string edits, so a step page does not re-render hundreds of rows."""
+    key = ("events", base)
+    html = match.html_cache.get(key)
+    if html is None:
+        html = render_template("viewer/_event_rows.html", rows=event_rows(match), match=match,
+                               base=base, view_query=_VIEW_SLOT)
+        match.html_cache[key] = html
+    html = html.replace(_VIEW_SLOT, str(escape(view_query)))
+    if match.step(number) is not None:
+        html = html.replace(f'<li data-step="{number}" class="event ',
+                            f'<li data-step="{number}" aria-current="step" '
+                            'class="event is-current ', 1)
+    return Markup(html)
+
+
 def _page_context(match: LoadedMatch) -> dict[str, Any]:
     genesis = match.genesis or {}
     seats = genesis.get("seats", [])
@@ -194,7 +214,7 @@ def _page_context(match: LoadedMatch) -> dict[str, Any]:
                   for index, seat in enumerate(seats)],
         "result": result_words(result, seats, match.game) if result else (
             "in play" if match.live else ""),
-        "rows": event_rows(match),
+        "events_html": _events_html(match, base, view_query, context["number"]),
         "checks": check_rows(match),
         "perspectives": perspectives(match),
         "perspective": option,

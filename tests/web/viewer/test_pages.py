@@ -154,7 +154,7 @@ def test_tampered_upload_names_the_failing_event_and_stops_the_stepper(
     page = client.get(response.location).get_data(as_text=True)
     assert "✗ does not verify" in page
     assert f"moves check failed at event {seq}" in page
-    assert f'id="event-{seq}" class="event kind-move is-failed"' in page
+    assert f'class="event kind-move is-failed" id="event-{seq}"' in page
     assert "It was not stored because it does not verify." in page
     last = int(re.search(r'id="step-last">(\d+)<', page).group(1))  # type: ignore[union-attr]
     assert last == 4  # the deal and the four plays before the forged one
