@@ -20,6 +20,7 @@ from .effects import STATS
 
 __all__ = [
     "ACT",
+    "ACTIONS",
     "DISCARD",
     "HAND_SIZE",
     "SEAT_NAMES",
