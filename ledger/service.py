@@ -33,7 +33,7 @@ from fairdeal.games import RulesError, get_game
 from fairdeal.verifier.bundle import Bundle, InvalidBundle
 from fairdeal.verifier.canonical import CanonicalError, canonical_bytes
 from fairdeal.verifier.keys import InvalidKey, SigningKey, parse_public_key
-from fairdeal.verifier.protocol import BUNDLE_FORMAT, event_hash
+from fairdeal.verifier.protocol import BUNDLE_FORMAT
 from fairdeal.verifier.record import MatchRecorder, make_genesis
 from fairdeal.verifier.report import Report, VerificationError
 from fairdeal.verifier.verify import chain_hashes, verify_bundle, verify_bytes
@@ -205,7 +205,7 @@ class Ledger:
                 new = recorder.events[expected_seq:]
                 update = self._match_update(recorder)
                 update.update(self._seal_fields(bundle))
-            stored = [StoredEvent.of(event, event_hash(event)) for event in new]
+            stored = [StoredEvent.of(event) for event in new]
             self.store.append(live.match_id, expected_seq, stored, update)
         except VerificationError as e:
             self._forget(live.match_id)
@@ -367,7 +367,7 @@ class Ledger:
             "server_seed": server_seed.hex(), "commitment": genesis["commitment"],
             "next_seq": 1, "deadline_ms": None,
         }
-        self.store.create_match(row, [StoredEvent.of(genesis, event_hash(genesis))])
+        self.store.create_match(row, [StoredEvent.of(genesis)])
         return {
             "id": match_id, "game": genesis["game"], "params": genesis["params"],
             "commitment": genesis["commitment"], "turn_limit_ms": turn_limit_ms,
@@ -452,7 +452,8 @@ class Ledger:
         if not isinstance(action_id, str) or not 0 < len(action_id) <= 100:
             raise BadRequest("action_id must be a string of 1 to 100 characters",
                              code="invalid-action-id")
-        live = self._fresh(match_id)
+        live = self._live(match_id)  # caught up below only when the client is ahead of it
+        self._expire(live)
         seat = self._seat(live, token)
         try:
             with live.lock:

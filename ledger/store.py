@@ -17,7 +17,10 @@ transactions. PostgreSQL keeps its own durability settings.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +32,7 @@ from sqlalchemy.pool import NullPool
 from sqlmodel import SQLModel
 
 from fairdeal.verifier.canonical import canonical_bytes
+from fairdeal.verifier.hashing import Tag, tag_prefix
 
 from .errors import ConflictError
 from .tables import EventRow, MatchRow
@@ -42,6 +46,7 @@ __all__ = [
 ]
 
 DB_FILE = "ledger.db"
+_EVENT_PREFIX = tag_prefix(Tag.EVENT)
 _EVENTS = EventRow.__table__  # type: ignore[attr-defined]
 _MATCHES = MatchRow.__table__  # type: ignore[attr-defined]
 
@@ -131,12 +136,15 @@ class StoredEvent:
     action_id: str | None = None
 
     @classmethod
-    def of(cls, event: Mapping[str, Any], event_hash: str) -> StoredEvent:
+    def of(cls, event: Mapping[str, Any]) -> StoredEvent:
+        """The stored form of an event: its canonical bytes and their tagged hash (the same
+        bytes and hash as ``verifier.protocol.event_hash``)."""
+        body = canonical_bytes(event)
         return cls(
             seq=event["seq"],
             type=event["type"],
-            body=canonical_bytes(event).decode("utf-8"),
-            hash=event_hash,
+            body=body.decode("utf-8"),
+            hash=hashlib.sha256(_EVENT_PREFIX + body).hexdigest(),
             action_id=event.get("action_id"),
         )
 
@@ -150,6 +158,10 @@ class EventStore:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        # SQLite has one writer at a time; threads of one process queue here instead of in
+        # SQLite's busy handler, which sleeps in steps of up to 100 ms
+        self._write_lock: threading.Lock | contextlib.nullcontext[None] = (
+            threading.Lock() if engine.dialect.name == "sqlite" else contextlib.nullcontext())
 
     @property
     def dialect(self) -> str:
@@ -179,7 +191,7 @@ class EventStore:
             for stored in events
         ]
         try:
-            with self.engine.begin() as conn:
+            with self._write_lock, self.engine.begin() as conn:
                 conn.execute(insert(_EVENTS), rows)
                 if match_update:
                     conn.execute(update(_MATCHES).where(_MATCHES.c.id == match_id)
@@ -227,11 +239,13 @@ class EventStore:
             for stored in events
         ]
         try:
-            with self.engine.begin() as conn:
+            with self._write_lock, self.engine.begin() as conn:
                 conn.execute(insert(_MATCHES), [dict(row)])
                 if event_rows:
                     conn.execute(insert(_EVENTS), event_rows)
         except IntegrityError as e:
+            if self.match(row["id"]) is None:
+                raise  # not a duplicate id: a bug in the caller, not a conflict
             raise ConflictError(f"a match with id {row['id']!r} already exists",
                                 code="match-exists") from e
 
@@ -243,7 +257,7 @@ class EventStore:
 
     def update_match(self, match_id: str, values: Mapping[str, Any]) -> None:
         """Change mutable match fields (never an event)."""
-        with self.engine.begin() as conn:
+        with self._write_lock, self.engine.begin() as conn:
             conn.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(**values))
 
     def matches(self, limit: int = 50, offset: int = 0, game: str | None = None,

@@ -1,0 +1,229 @@
+"""Moves appended per second: in-process and through the API under gunicorn, on SQLite and on
+PostgreSQL, with 1 and 16 concurrent matches; and the eventsourcing library's SQLite recorder
+storing one event per transaction, measured in the same run for comparison.
+
+    .venv/bin/pip install eventsourcing          # for the comparison only
+    .venv/bin/python bench/bench_ledger.py [--postgres URL] [--moves 2000] [--skip-api]
+
+Not a test: it prints a table. "in-process" counts ``Ledger.play`` calls (each one: the rules
+check through MatchRecorder, canonical JSON, the event hash, one INSERT + UPDATE transaction);
+the clock runs only inside ``play``. "API" counts acknowledged moves per wall-clock second of
+bots playing whole matches through HTTP (each move is one or two GETs and one POST).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, text
+
+from fairdeal.ledger.client import ApiClient, play_matches
+from fairdeal.ledger.keys import load_or_create_server_key
+from fairdeal.ledger.service import Ledger
+from fairdeal.ledger.store import EventStore, open_engine
+
+GAME = "arcomage"
+
+
+def _ledger(backend: str, folder: Path, pg_url: str | None) -> tuple[Ledger, Any]:
+    key = load_or_create_server_key(folder)
+    if backend == "sqlite":
+        engine = open_engine(f"sqlite:///{folder / 'ledger.db'}")
+        return Ledger(EventStore(engine), key), lambda: engine.dispose()
+    assert pg_url is not None
+    schema = "bench_" + secrets.token_hex(4)
+    engine = open_engine(pg_url, pg_schema=schema)
+
+    def drop() -> None:
+        engine.dispose()
+        admin = create_engine(pg_url)
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        admin.dispose()
+
+    return Ledger(EventStore(engine), key), drop
+
+
+def _play_in_process(ledger: Ledger, moves_wanted: int, rng: random.Random,
+                     spent: list[float]) -> int:
+    """Play matches until ``moves_wanted`` moves are stored; time only inside ``play``."""
+    moves = 0
+    while moves < moves_wanted:
+        created = ledger.create_match(GAME, {}, turn_limit_ms=None)
+        match_id = created["id"]
+        tokens = [seat["token"] for seat in created["seats"]]
+        for token in tokens:
+            ledger.add_seed(match_id, token, None)
+        while moves < moves_wanted:
+            public = ledger.spectator_view(match_id)
+            if public["status"] == "ended":
+                break
+            seat = public["current_seat"]
+            view = ledger.seat_view(match_id, tokens[seat])
+            action = rng.choice(view["legal_actions"])
+            start = time.perf_counter()
+            ledger.play(match_id, tokens[seat], action, expected_seq=view["next_seq"],
+                        action_id=uuid.uuid4().hex)
+            spent.append(time.perf_counter() - start)
+            moves += 1
+    return moves
+
+
+def bench_in_process(backend: str, matches: int, moves: int, pg_url: str | None) -> float:
+    folder = Path(tempfile.mkdtemp(prefix="fairdeal-bench-"))
+    ledger, close = _ledger(backend, folder, pg_url)
+    try:
+        per_thread = max(1, moves // matches)
+        spent: list[list[float]] = [[] for _ in range(matches)]
+        threads = [threading.Thread(target=_play_in_process,
+                                    args=(ledger, per_thread, random.Random(n), spent[n]))
+                   for n in range(matches)]
+        wall = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        wall = time.perf_counter() - wall
+        total = sum(len(times) for times in spent)
+        if matches == 1:
+            return total / sum(spent[0])
+        # concurrent: moves per wall-clock second, views included (they run in between)
+        return total / wall
+    finally:
+        close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def bench_eventsourcing(moves: int) -> float | None:
+    try:
+        from eventsourcing.persistence import StoredEvent
+        from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteDatastore
+    except ImportError:
+        return None
+    folder = Path(tempfile.mkdtemp(prefix="fairdeal-es-"))
+    try:
+        datastore = SQLiteDatastore(db_name=str(folder / "es.db"))
+        recorder = SQLiteAggregateRecorder(datastore, "stored_events")
+        recorder.create_table()
+        originator = uuid.uuid4()
+        state = b'{"action":{"card":42,"kind":"play"},"seat":0,"type":"move"}' + b" " * 120
+        start = time.perf_counter()
+        for version in range(1, moves + 1):
+            recorder.insert_events([StoredEvent(originator_id=originator,
+                                                originator_version=version,
+                                                topic="fairdeal:move", state=state)])
+        return moves / (time.perf_counter() - start)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def bench_api(backend: str, matches: int, moves: int, pg_url: str | None,
+              workers: int) -> tuple[float, float]:
+    """Returns (moves/s, requests/s) of bots through gunicorn."""
+    folder = Path(tempfile.mkdtemp(prefix="fairdeal-api-"))
+    schema = None
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}
+    env["FAIRDEAL_DATA_DIR"] = str(folder)
+    if backend == "postgresql":
+        assert pg_url is not None
+        schema = "bench_" + secrets.token_hex(4)
+        engine = open_engine(pg_url, pg_schema=schema)
+        engine.dispose()
+        env["FAIRDEAL_DATABASE_URL"] = pg_url + ("&" if "?" in pg_url else "?") + \
+            f"options=-csearch_path%3D{schema}"
+    load_or_create_server_key(folder)
+    port = _free_port()
+    gunicorn = str(Path(sys.executable).parent / "gunicorn")
+    process = subprocess.Popen(
+        [gunicorn, "-w", str(workers), "--threads", "8", "-b", f"127.0.0.1:{port}",
+         "--log-level", "warning", "fairdeal.web.app:create_app()"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        client = ApiClient(f"http://127.0.0.1:{port}", timeout=2)
+        for _ in range(200):
+            try:
+                client.call("GET", "/keys")
+                break
+            except OSError:
+                time.sleep(0.05)
+        # a rough count: whole matches until at least ``moves`` moves
+        counted = 0
+        requests_before = 0
+        start = time.perf_counter()
+        stats = None
+        count = max(matches, moves // 25)
+        for item in play_matches(f"http://127.0.0.1:{port}", GAME, count,
+                                 concurrency=matches, seed=1, turn_limit_ms=60_000):
+            if "stats" in item:
+                stats = item["stats"]
+            else:
+                counted += item["moves"]
+        elapsed = time.perf_counter() - start
+        assert stats is not None
+        # per move: one POST and one or two GETs; per match: create, 2 seeds, 2 final GETs
+        requests = stats.moves * 2.5 + stats.matches * 5 + requests_before
+        return stats.moves / elapsed, requests / elapsed
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        if schema is not None and pg_url is not None:
+            admin = create_engine(pg_url)
+            with admin.begin() as conn:
+                conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+            admin.dispose()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--postgres", default=os.environ.get("FAIRDEAL_TEST_POSTGRES_URL"),
+                        help="PostgreSQL URL (postgresql+psycopg://...)")
+    parser.add_argument("--moves", type=int, default=2_000)
+    parser.add_argument("--api-moves", type=int, default=1_500)
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument("--skip-api", action="store_true")
+    args = parser.parse_args()
+    backends = ["sqlite"] + (["postgresql"] if args.postgres else [])
+    rows: list[tuple[str, str, str, str]] = []
+    es = bench_eventsourcing(args.moves)
+    rows.append(("eventsourcing SQLiteAggregateRecorder", "sqlite", "1",
+                 "not installed" if es is None else f"{es:,.0f}"))
+    for backend in backends:
+        for matches in (1, 16):
+            rate = bench_in_process(backend, matches, args.moves, args.postgres)
+            rows.append(("in-process Ledger.play", backend, str(matches), f"{rate:,.0f}"))
+    if not args.skip_api:
+        for backend in backends:
+            for matches in (1, 16):
+                moves, requests = bench_api(backend, matches, args.api_moves, args.postgres,
+                                            args.workers)
+                rows.append((f"API, gunicorn -w {args.workers} --threads 8", backend,
+                             str(matches), f"{moves:,.0f} (~{requests:,.0f} req/s)"))
+    width = max(len(row[0]) for row in rows)
+    print(f"{'what':<{width}}  {'database':<10}  {'matches':>7}  moves/s")
+    for what, backend, matches, rate in rows:
+        print(f"{what:<{width}}  {backend:<10}  {matches:>7}  {rate}")
+
+
+if __name__ == "__main__":
+    main()
