@@ -136,7 +136,9 @@ def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
         path.write_text(json.dumps(bundle, ensure_ascii=False, separators=(",", ":")) + "\n",
                         encoding="utf-8")
         result = bundle["events"][-1]["result"]
-        winner = "draw" if result["winner"] is None else f"seat {result['winner']} won"
+        seat_names = get_game(game).seat_names
+        winner = ("draw" if result["winner"] is None
+                  else f"seat {seat_names[result['winner']]} won")
         click.echo(f"{path}  {len(bundle['events'])} events, {winner} ({result['reason']})")
 
 

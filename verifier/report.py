@@ -65,8 +65,8 @@ class Failure:
         return {"check": self.check, "seq": self.seq, "reason": self.reason}
 
     def __str__(self) -> str:
-        where = f"event {self.seq}: " if self.seq is not None else ""
-        return f"{self.check} check failed at {where}{self.reason}"
+        where = f" at event {self.seq}" if self.seq is not None else ""
+        return f"{self.check} check failed{where}: {self.reason}"
 
 
 @dataclass

@@ -29,15 +29,18 @@ def chain_hashes(events: list[dict[str, Any]]) -> list[str]:
     sha256 = hashlib.sha256
     for index, event in enumerate(events):
         if event["seq"] != index:
-            what = "missing or removed" if event["seq"] > index else "duplicated or reordered"
+            what = ("an event before it was removed, or the events were reordered"
+                    if event["seq"] > index else
+                    "an event was recorded twice, or the events were reordered")
             raise VerificationError(
                 "chain", f"expected event number {index} here, found number {event['seq']} "
-                f"(an event was {what})", index)
+                f"({what})", index)
         if event["prev"] != prev:
             raise VerificationError(
-                "chain", f"the link to the previous event is broken: it names "
-                f"{event['prev'][:16]}…, but event {index - 1} hashes to {prev[:16]}… "
-                "(an earlier event was edited, or this one was moved)", index)
+                "chain", f"the link to the previous event is broken: this event names "
+                f"{event['prev'][:16]}… as its predecessor, but event {index - 1} hashes to "
+                f"{prev[:16]}… (event {index - 1} was altered after it was recorded, or "
+                "events were moved)", index)
         prev = sha256(prefix + canonical_bytes_trusted(event)).hexdigest()
         hashes.append(prev)
     return hashes
@@ -107,7 +110,8 @@ def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
         if commitment(replayer.server_seed or b"", genesis) != genesis["commitment"]:
             raise VerificationError(
                 "commitment", "the revealed server seed does not open the commitment "
-                "published at the start: the seed was changed after the match began",
+                "published at the start: the seed or the commitment was changed after the "
+                "match began",
                 len(events) - 1)
         report.passed("commitment", f"SHA-256 commitment {genesis['commitment'][:16]}… opens "
                       "to the revealed seed")

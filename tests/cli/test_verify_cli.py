@@ -1,0 +1,171 @@
+"""`fairdeal verify`, `simulate`, `replay` and `rules` as a user runs them: a real process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2] / "fixtures" / "bundles"
+HONEST = ROOT / "honest" / "arcomage-archmage-citadel-normal.json"
+TAMPERED = ROOT / "tampered" / "swapped-card.json"
+KEY = (ROOT / "server-key.txt").read_text().strip()
+
+
+def fairdeal(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "fairdeal.cli", *args], capture_output=True, text=True,
+        input=stdin.decode() if stdin is not None else None, cwd=cwd, timeout=120,
+    )
+
+
+def assert_no_traceback(result: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_verify_ok_and_fail_with_exit_codes() -> None:
+    ok = fairdeal("verify", str(HONEST), "--trusted-key", KEY)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.startswith(f"OK: {HONEST}")
+    both = fairdeal("verify", str(HONEST), str(TAMPERED))
+    assert both.returncode == 1
+    assert f"FAIL: {TAMPERED}" in both.stdout
+    assert "moves check failed at event 5" in both.stdout
+    assert "not in seat B's hand" in both.stdout
+
+
+def test_unpinned_key_is_said() -> None:
+    result = fairdeal("verify", str(HONEST))
+    assert result.returncode == 0
+    assert "server key not pinned" in result.stdout
+
+
+def test_verify_json_report() -> None:
+    result = fairdeal("verify", "--json", str(TAMPERED))
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["ok"] is False
+    assert report["failure"] == {"check": "moves", "seq": 5,
+                                 "reason": report["failure"]["reason"]}
+    assert [c["name"] for c in report["checks"]][:3] == ["format", "chain", "signature"]
+
+
+def test_verbose_lists_every_check() -> None:
+    result = fairdeal("verify", "-v", str(HONEST))
+    for name in ("format", "chain", "signature", "rules", "commitment", "timing", "deal",
+                 "moves", "move-signatures", "timers", "result"):
+        assert f"] {name}:" in result.stdout
+
+
+@pytest.mark.parametrize("content", [b"", b"not json", b"[1,2", b"{}", b'{"format": 3}',
+                                     b"\xff\xfe\x00", b"[" * 100_000])
+def test_malformed_input_is_a_failure_not_a_crash(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    result = fairdeal("verify", str(path))
+    assert result.returncode == 1
+    assert result.stdout.startswith(f"FAIL: {path}")
+    assert "format check failed" in result.stdout
+    assert_no_traceback(result)
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    missing = fairdeal("verify", str(tmp_path / "nope.json"))
+    assert missing.returncode == 2
+    assert "does not exist" in missing.stderr
+    folder = fairdeal("verify", str(tmp_path))
+    assert folder.returncode == 2
+    bad_key = fairdeal("verify", "--trusted-key", "ed25519:zz", str(HONEST))
+    assert bad_key.returncode == 2
+    assert "--trusted-key" in bad_key.stderr
+    for result in (missing, folder, bad_key):
+        assert_no_traceback(result)
+
+
+def test_verify_reads_stdin() -> None:
+    result = fairdeal("verify", "-", stdin=HONEST.read_bytes())
+    assert result.returncode == 0
+    assert result.stdout.startswith("OK: -")
+
+
+def test_simulate_is_reproducible_with_a_seed(tmp_path: Path) -> None:
+    args = ["simulate", "arcomage", "--battlefield", "Mirror Labyrinth", "--deck", "infinite",
+            "-n", "2", "--seed", "42"]
+    first = fairdeal(*args, "--out", str(tmp_path / "a"))
+    second = fairdeal(*args, "--out", str(tmp_path / "b"))
+    assert first.returncode == 0, first.stderr
+    files_a = sorted(p.name for p in (tmp_path / "a").iterdir())
+    assert len(files_a) == 2
+    for name in files_a:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    verify = fairdeal("verify", *[str(p) for p in (tmp_path / "a").iterdir()])
+    assert verify.returncode == 0, verify.stdout
+    bundle = json.loads((tmp_path / "a" / files_a[0]).read_text())
+    assert bundle["events"][0]["params"] == {"battlefield": "mirror-labyrinth",
+                                             "deck": "infinite"}
+
+
+def test_simulate_without_seed_uses_the_data_dir_key(tmp_path: Path) -> None:
+    out = fairdeal("--data-dir", str(tmp_path / "data"), "simulate", "toybattle", "--board",
+                   "City of Clouds", "--out", str(tmp_path / "out"))
+    assert out.returncode == 0, out.stderr
+    key = fairdeal("--data-dir", str(tmp_path / "data"), "keys", "show")
+    assert key.returncode == 0, key.stderr
+    files = [str(p) for p in (tmp_path / "out").iterdir()]
+    pinned = fairdeal("verify", "--trusted-key", key.stdout.strip().splitlines()[-1], *files)
+    assert pinned.returncode == 0, pinned.stdout
+    assert (tmp_path / "data" / "server-key.pem").stat().st_mode & 0o077 == 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["simulate", "arcomage", "--battlefield", "Atlantis", "--out", "x"], "battlefield"),
+    (["simulate", "arcomage", "--bots", "random", "--out", "x"], "--bots"),
+    (["simulate", "arcomage", "--board", "castle-field", "--out", "x"], "--board"),
+    (["simulate", "chess", "--out", "x"], "chess"),
+    (["simulate", "arcomage", "-n", "0", "--out", "x"], "-n"),
+])
+def test_simulate_usage_errors(tmp_path: Path, args: list[str], message: str) -> None:
+    result = fairdeal(*args, cwd=tmp_path)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert_no_traceback(result)
+
+
+def test_replay_json_states() -> None:
+    result = fairdeal("replay", str(HONEST), "--json")
+    assert result.returncode == 0, result.stderr
+    states = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [s["step"] for s in states] == list(range(len(states)))
+    first = states[0]
+    for seat in first["players"]:
+        for key in ("tower", "wall", "mines", "monasteries", "barracks", "ore", "mana",
+                    "troops", "hand"):
+            assert key in seat
+        assert len(seat["hand"]) == 6
+    assert first["players"][0]["tower"] == 20 and first["players"][0]["wall"] == 5
+    one = fairdeal("replay", str(HONEST), "--step", "3", "--json")
+    assert json.loads(one.stdout) == states[3]
+    beyond = fairdeal("replay", str(HONEST), "--step", "9999")
+    assert beyond.returncode == 2
+    assert "steps 0 to" in beyond.stderr
+
+
+def test_replay_of_a_tampered_bundle_warns() -> None:
+    result = fairdeal("replay", str(TAMPERED))
+    assert result.returncode == 0
+    assert "does not verify" in result.stderr
+    assert_no_traceback(result)
+
+
+def test_rules_table_and_json() -> None:
+    table = fairdeal("rules", "arcomage")
+    assert table.returncode == 0
+    assert "Lightning" in table.stdout or "Žaibas" in table.stdout
+    data = json.loads(fairdeal("rules", "arcomage", "--json").stdout)
+    assert len(data["cards"]) == 102
+    assert len(data["battlefields"]) == 8
+    toy = json.loads(fairdeal("rules", "toybattle", "--json").stdout)
+    assert len(toy["boards"]) == 8

@@ -1,0 +1,65 @@
+"""The sample bundles: every honest one verifies, every tampered one fails with the check and
+the event it must name, and the committed files are exactly what fixtures/build.py makes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from fairdeal.verifier.verify import verify_bytes
+
+ROOT = Path(__file__).parents[2] / "fixtures" / "bundles"
+SERVER_KEY = (ROOT / "server-key.txt").read_text().strip()
+EXPECTED = json.loads((ROOT / "tampered" / "expected.json").read_text())
+HONEST = sorted((ROOT / "honest").glob("*.json"))
+
+
+def test_the_corpus_is_broad() -> None:
+    names = {path.stem for path in HONEST}
+    assert len(EXPECTED) >= 15
+    assert {n for n in names if n.startswith("arcomage-") and n.endswith("-normal")}
+    assert {n for n in names if n.startswith("arcomage-") and n.endswith("-infinite")}
+    assert len([n for n in names if n.startswith("toybattle-")]) >= 8
+
+
+@pytest.mark.parametrize("path", HONEST, ids=lambda path: path.stem)
+def test_honest_bundles_verify_with_the_pinned_key(path: Path) -> None:
+    report = verify_bytes(path.read_bytes(), SERVER_KEY)
+    assert report.ok, report.failure
+    assert [check.status for check in report.checks] == ["pass"] * 11
+    assert report.facts["key_pinned"] is True
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED), ids=str)
+def test_tampered_bundles_fail_where_and_why_they_must(name: str) -> None:
+    expect = EXPECTED[name]
+    data = (ROOT / "tampered" / f"{name}.json").read_bytes()
+    pinned = verify_bytes(data, SERVER_KEY)
+    assert not pinned.ok
+    assert pinned.failure is not None
+    assert pinned.failure.check == expect["check"], pinned.failure
+    if "seq" in expect:
+        assert pinned.failure.seq == expect["seq"], pinned.failure
+    if "reason" in expect:
+        assert expect["reason"] in pinned.failure.reason
+    statuses = {check.name: check.status for check in pinned.checks}
+    assert statuses[expect["check"]] == "fail"
+    assert list(statuses.values()).count("fail") == 1
+    unpinned = verify_bytes(data)
+    # a history re-forged under another key is caught only by pinning the server's key
+    assert unpinned.ok is bool(expect.get("trusted_key"))
+
+
+def test_the_committed_fixtures_are_reproducible() -> None:
+    spec = importlib.util.spec_from_file_location("fixtures_build", ROOT.parent / "build.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    built = module.build()
+    committed = {str(p.relative_to(ROOT)): p.read_bytes() for p in ROOT.rglob("*") if p.is_file()}
+    assert set(built) == set(committed)
+    changed = [name for name in built if built[name] != committed[name]]
+    assert not changed, f"fixtures differ from what build.py makes: {changed[:5]}"
