@@ -44,7 +44,7 @@ def long_match(events: int) -> bytes:
 
 def percentile(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def time_requests(client: Any, urls: list[str]) -> list[float]:

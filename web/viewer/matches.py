@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fairdeal.games import RulesError, get_game
 from fairdeal.verifier.bundle import Bundle, InvalidBundle
 from fairdeal.verifier.protocol import PLAY_TYPES
 from fairdeal.verifier.replay import Step, replay_steps
@@ -107,13 +108,13 @@ def _caption(game: Any, previous: Any, event: Mapping[str, Any] | None, number: 
     if kind == "move" and previous is not None:
         try:
             return str(game.describe_action(previous, game.parse_action(event["action"])))
-        except Exception as e:  # a game's description must never break the page
+        except Exception as e:  # noqa: BLE001  a game's description must never break the page
             return f"{who} played {event.get('action')!r} ({type(e).__name__})"
     if kind == "timeout":
         return f"{who} let the turn run out: the server wrote a timeout"
     if kind == "resign":
         return f"{who} resigned"
-    return kind
+    return str(kind)
 
 
 def _step_infos(game: Any, steps: Sequence[Step]) -> list[StepInfo]:
@@ -191,10 +192,8 @@ def load_live(match_id: str, events: list[dict[str, Any]], key: str | None = Non
     match = LoadedMatch(key=key or f"live-{match_id}-{len(events)}", match_id=match_id,
                         events=events, report=report, live=True)
     try:
-        from fairdeal.games import get_game
-
         match.game = get_game(events[0]["game"]) if events else None
-    except Exception:
+    except RulesError:
         match.game = None
     plays = [event for event in events if event.get("type") in PLAY_TYPES]
     match.step_of_seq = {event["seq"]: index + 1 for index, event in enumerate(plays)}

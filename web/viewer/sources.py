@@ -206,7 +206,7 @@ class LedgerReader:
         """The public view of a live match, or None when the ledger has none to give."""
         try:
             view = self.ledger.spectator_view(match_id)
-        except Exception:  # the view is a nicety: the events are what the page is built on
+        except Exception:  # noqa: BLE001  the view is a nicety: the events are what the page is built on
             return None
         return dict(view) if view is not None else None
 

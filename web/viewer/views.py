@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from fairdeal.games import RulesError, get_game
 from flask import (
     Response,
     abort,
@@ -18,8 +19,6 @@ from flask import (
 )
 from markupsafe import Markup, escape
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
-
-from fairdeal.games import get_game
 
 from . import bp
 from .matches import LoadedMatch, MatchCache, check_rows, load_bundle, load_live
@@ -70,7 +69,7 @@ def _uploads() -> MatchCache:
 def _game_or_none(name: str) -> Any:
     try:
         return get_game(name)
-    except Exception:
+    except RulesError:
         return None
 
 
@@ -88,11 +87,14 @@ def _load_stored(match_id: str) -> LoadedMatch:
     if ledger.get(match_id) is None:
         abort(404, description=f"no match with id {match_id!r}")
     data = ledger.bundle(match_id)
+    loaded: LoadedMatch
     if data is not None:
-        return cache.get(f"m-{match_id}", lambda: load_bundle(data, f"m-{match_id}"))
+        loaded = cache.get(f"m-{match_id}", lambda: load_bundle(data, f"m-{match_id}"))
+        return loaded
     events = ledger.events(match_id) or []
     key = f"live-{match_id}-{len(events)}"
-    return cache.get(key, lambda: load_live(match_id, events, key))
+    loaded = cache.get(key, lambda: load_live(match_id, events, key))
+    return loaded
 
 
 def _load_upload(key: str) -> LoadedMatch:

@@ -70,10 +70,9 @@ def long_match(bundle_dir: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def server(bundle_dir: Path) -> Iterator[str]:
-    from werkzeug.serving import make_server
-
     from fairdeal.web.viewer.sources import MemoryLedger
     from fairdeal.web.viewer.standalone import create_viewer_app, load_folder
+    from werkzeug.serving import make_server
 
     store = MemoryLedger()
     load_folder(store, bundle_dir / "arcomage")
@@ -236,7 +235,7 @@ def test_other_pages_render(page: Any, browser: Any, server: str, bundle_dir: Pa
     assert page.locator(".match-card").count() == 6
     assert page.locator(".verdict.live").count() == 1
     _shot(page, "home")
-    toy = sorted((bundle_dir / "toybattle").glob("*.json"))[0].stem
+    toy = min((bundle_dir / "toybattle").glob("*.json")).stem
     page.goto(f"{server}/m/{toy}?step=6")
     assert page.locator("#board svg").count() == 1
     _shot(page, "match-toybattle")

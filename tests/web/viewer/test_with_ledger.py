@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from fairdeal.games import get_bots, get_game
 from fairdeal.web.app import create_app
 
@@ -73,3 +72,24 @@ def test_live_match_over_the_ledger_shows_public_state_only(ledger_app: Any) -> 
     assert live["events"] == 6 and live["ended"] is False
     home = client.get("/").get_data(as_text=True)
     assert "live · not yet verifiable" in home
+
+
+def test_upload_errors_inside_the_project_app(ledger_app: Any, arcomage_bundles: Any,
+                                              helpers: Any) -> None:
+    import io
+
+    client = ledger_app.test_client()
+    big = io.BytesIO(b"[" + b" " * (6 * 1024 * 1024) + b"]")
+    response = client.post("/upload", data={"bundle": (big, "big.json")},
+                           content_type="multipart/form-data")
+    assert response.status_code == 413 and "too large" in response.get_data(as_text=True)
+    response = client.post("/upload", data={"pasted": "{nope"})
+    assert response.status_code == 422 and "not valid JSON" in response.get_data(as_text=True)
+    forged, seq = helpers.tamper_move(arcomage_bundles[1], 3)
+    response = client.post("/upload", data={"pasted": helpers.bundle_bytes(forged).decode(),
+                                            "store": "1"})
+    assert response.status_code == 303 and "/u/u-" in response.location
+    ledger = ledger_app.extensions["fairdeal.ledger"]
+    assert ledger.list_matches(10, 0) == []  # a forged file is never stored
+    page = client.get(response.location).get_data(as_text=True)
+    assert f"moves check failed at event {seq}" in page
