@@ -20,7 +20,8 @@ __all__ = ["MAX_BUNDLE_BYTES", "Bundle", "InvalidBundle", "parse_json", "validat
 
 #: a bundle larger than this is refused before parsing (a long match is well under 1 MiB)
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024
-MAX_DEPTH = 64
+#: how deeply an action or the params may nest
+MAX_DEPTH = 16
 
 _HEX64 = re.compile(r"[0-9a-f]{64}\Z")
 _HEX128 = re.compile(r"[0-9a-f]{128}\Z")
@@ -52,12 +53,15 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def _depth(value: Any, limit: int) -> None:
+def _depth(value: Any, limit: int, where: str) -> None:
+    """The free-form parts of an event (an action, the params) are bounded in depth."""
+    if not isinstance(value, (dict, list)):
+        return
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         if depth > limit:
-            raise InvalidBundle(f"JSON nested deeper than {limit} levels")
+            raise InvalidBundle(f"{where}: nested deeper than {limit} levels")
         if isinstance(item, dict):
             stack.extend((child, depth + 1) for child in item.values())
         elif isinstance(item, list):
@@ -90,8 +94,7 @@ def parse_json(data: bytes | str, max_bytes: int = MAX_BUNDLE_BYTES) -> Any:
             f"not valid JSON at line {e.lineno} column {e.colno}: {e.msg}{hint}"
         ) from None
     except RecursionError:
-        raise InvalidBundle(f"JSON nested deeper than {MAX_DEPTH} levels") from None
-    _depth(value, MAX_DEPTH)
+        raise InvalidBundle("JSON nested too deeply to be a bundle") from None
     return value
 
 
@@ -134,6 +137,7 @@ def _genesis(event: Mapping[str, Any], where: str) -> None:
     _pattern(f"{where}.rules_hash", _need(event, where, "rules_hash"), _HEX64, "64 hex digits")
     if not isinstance(_need(event, where, "params"), dict):
         raise InvalidBundle(f"{where}.params: expected an object, got {event['params']!r}")
+    _depth(event["params"], MAX_DEPTH, f"{where}.params")
     limit = _need(event, where, "turn_limit_ms")
     if limit is not None:
         _int(f"{where}.turn_limit_ms", limit, 1)
@@ -174,7 +178,7 @@ def _signed(event: Mapping[str, Any], where: str) -> None:
 
 def _move(event: Mapping[str, Any], where: str) -> None:
     _seat(event, where)
-    _need(event, where, "action")
+    _depth(_need(event, where, "action"), MAX_DEPTH, f"{where}.action")
     if "action_id" in event:
         _text(f"{where}.action_id", event["action_id"], 100)
     _signed(event, where)
