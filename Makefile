@@ -14,13 +14,17 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## The main job on the embedded default: bot matches of every game, verified offline.
+## The main job on the embedded default: bot matches of every game, verified offline, stored in
+## the embedded database and served in the viewer.
 demo: $(STAMP)
 	rm -rf out/demo
 	$(BIN)/fairdeal simulate arcomage --deck normal -n 3 --out out/demo
 	$(BIN)/fairdeal simulate arcomage --deck infinite --battlefield "Mirror Labyrinth" -n 2 --out out/demo
-	$(BIN)/fairdeal simulate toybattle -n 3 --out out/demo
+	$(BIN)/fairdeal simulate toybattle -n 2 --out out/demo
+	$(BIN)/fairdeal simulate toybattle --board "Station Metal-X" -n 2 --out out/demo
 	$(BIN)/fairdeal verify out/demo/*.json
+	$(BIN)/fairdeal import out/demo/*.json
+	$(BIN)/fairdeal serve --host 127.0.0.1 --port 5000
 
 ## The whole test suite (PostgreSQL tests need FAIRDEAL_TEST_POSTGRES_URL; .ci/run sets it).
 test: $(STAMP)
