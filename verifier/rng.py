@@ -18,6 +18,7 @@ the last position down: for i = len-1 ... 1, j = randbelow(i + 1), swap items i 
 from __future__ import annotations
 
 import hmac
+import struct
 from collections.abc import MutableSequence, Sequence
 from typing import Any, TypeVar
 
@@ -28,12 +29,13 @@ __all__ = ["RandomStream"]
 T = TypeVar("T")
 _TWO_64 = 1 << 64
 _RNG_PREFIX = tag_prefix(Tag.RNG)
+_FOUR_U64 = struct.Struct(">4Q").unpack
 
 
 class RandomStream:
     """An HMAC-SHA256 counter-mode stream with unbiased integers and shuffles."""
 
-    __slots__ = ("_key", "label", "_prefix", "_counter", "_buffer", "_offset")
+    __slots__ = ("_key", "label", "_prefix", "_counter", "_pending")
 
     def __init__(self, key: bytes, label: str) -> None:
         if len(key) != 32:
@@ -42,18 +44,16 @@ class RandomStream:
         self.label = label
         self._prefix = _RNG_PREFIX + label.encode("utf-8") + b"\x00"
         self._counter = 0
-        self._buffer = b""
-        self._offset = 0
+        #: the current block's integers not yet drawn, last one first (list.pop is cheap)
+        self._pending: list[int] = []
 
     def _next_u64(self) -> int:
-        if self._offset >= len(self._buffer):
+        pending = self._pending
+        if not pending:
             message = self._prefix + self._counter.to_bytes(8, "big")
-            self._buffer = hmac.digest(self._key, message, "sha256")
             self._counter += 1
-            self._offset = 0
-        start = self._offset
-        self._offset = start + 8
-        return int.from_bytes(self._buffer[start : start + 8], "big")
+            pending.extend(reversed(_FOUR_U64(hmac.digest(self._key, message, "sha256"))))
+        return pending.pop()
 
     def _first_block(self) -> bytes:
         """Block 0 of the stream (for test vectors)."""
@@ -64,15 +64,17 @@ class RandomStream:
         if not 1 <= n <= _TWO_64:
             raise ValueError(f"randbelow needs 1 <= n <= 2^64, got {n}")
         limit = _TWO_64 - (_TWO_64 % n)
+        next_u64 = self._next_u64
         while True:
-            x = self._next_u64()
+            x = next_u64()
             if x < limit:
                 return x % n
 
     def shuffle(self, items: MutableSequence[Any]) -> None:
         """Fisher-Yates shuffle of ``items`` in place."""
+        randbelow = self.randbelow
         for i in range(len(items) - 1, 0, -1):
-            j = self.randbelow(i + 1)
+            j = randbelow(i + 1)
             items[i], items[j] = items[j], items[i]
 
     def choice(self, items: Sequence[T]) -> T:
