@@ -23,7 +23,7 @@ from .state import DISCARD, SEAT_NAMES, ArcomageState
 
 __all__ = ["render_svg"]
 
-_WIDTH, _HEIGHT = 820, 620
+_WIDTH, _HEIGHT = 820, 640
 _GROUND = 330  # y of the ground line
 _SKY = 70  # y the highest thing on the scale reaches
 _COLOURS = {"red": "#b03a2e", "blue": "#2e5fb0", "green": "#2e7d4f"}
@@ -105,10 +105,10 @@ def _card_box(card: Card, x: float, y: float, w: float, h: float, lines: int) ->
     parts = [
         _rect(x, y, w, h, "#fbf8f1", f' stroke="{colour}" stroke-width="2" rx="6"'),
         _text(x + 6, y + 16, card.name, 12, weight="bold", fill=colour),
-        _text(x + w - 6, y + 16, f"{card.cost} {card.resource}", 11, "end", fill=colour),
+        _text(x + 6, y + 30, f"{card.colour}, {card.cost} {card.resource}", 10, fill=colour),
     ]
     for row, line in enumerate(wrap(card.effect, width=int(w / 6.2))[:lines]):
-        parts.append(_text(x + 6, y + 32 + 13 * row, line, 10))
+        parts.append(_text(x + 6, y + 44 + 12 * row, line, 10))
     return parts
 
 
@@ -128,9 +128,10 @@ def _middle(state: ArcomageState) -> list[str]:
     if last is not None:
         seat, kind, card_id = last
         words = f"{SEAT_NAMES[seat]} {_LAST_WORDS.get(kind, kind)}"
-        parts.append(_text(centre, 92, words, 13, "middle"))
         if card_id is not None:
+            words += f" a {CARD_BY_ID[card_id].colour} card"
             parts.extend(_card_box(CARD_BY_ID[card_id], centre - 105, 102, 210, 92, 4))
+        parts.append(_text(centre, 92, words, 13, "middle"))
     return parts
 
 
@@ -141,7 +142,7 @@ def _hand(state: ArcomageState, seat: int, shown: bool, y: float) -> list[str]:
         return [_text(20, y + 20, f"{label}: {len(hand)} cards", 13)]
     parts = [_text(20, y + 20, label, 13, weight="bold")]
     for index, card_id in enumerate(hand):
-        parts.extend(_card_box(CARD_BY_ID[card_id], 110 + 117 * index, y, 112, 58, 2))
+        parts.extend(_card_box(CARD_BY_ID[card_id], 110 + 117 * index, y, 112, 70, 2))
     return parts
 
 
@@ -173,6 +174,6 @@ def render_svg(state: ArcomageState, seat: int | None = None) -> str:
     parts.extend(_middle(state))
     for hand_seat in (0, 1):
         shown = seat is None or seat == hand_seat
-        parts.extend(_hand(state, hand_seat, shown, _GROUND + 150 + 70 * hand_seat))
+        parts.extend(_hand(state, hand_seat, shown, _GROUND + 148 + 78 * hand_seat))
     parts.append("</svg>")
     return "\n".join(parts)

@@ -81,7 +81,7 @@ class _Piles:
     def discard(self, card: int) -> None:
         """A played or discarded card goes on the discard pile (the infinite deck has none)."""
         if not self.infinite:
-            self.discard_pile = (*self.discard_pile, card)
+            self.discard_pile += (card,)
 
 
 def _produce(stats: list[int], seat: int) -> None:
