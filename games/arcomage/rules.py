@@ -289,28 +289,8 @@ def apply(state: ArcomageState, action: Action, rng: Rng) -> ArcomageState:
     timeouts = (0, state.timeouts[1]) if seat == 0 else (state.timeouts[0], 0)
     last: Last = (seat, action.kind, action.card)
     piles.discard(action.card)
-    if action.kind == "discard":
-        piles.refill(hand)
-        if state.phase == DISCARD:  # the discard Prism / Elven Scout asked for: act again
-            return _build(
-                state,
-                seat,
-                stats,
-                hand,
-                piles,
-                turn=seat,
-                phase=ACT,
-                timeouts=timeouts,
-                last=last,
-                result=None,
-            )
-        return _end_turn(state, seat, stats, hand, piles, timeouts, last)
-    card = CARD_BY_ID[action.card]
-    stats[me + card.resource_index] -= card.cost
-    card.run(stats, me, 8 - me)
-    result = victory(stats, state.battlefield)
-    if result is None and card.draw_discard:
-        hand.append(piles.draw())
+
+    def same_seat(phase: int, result: Outcome | None = None) -> ArcomageState:
         return _build(
             state,
             seat,
@@ -318,27 +298,29 @@ def apply(state: ArcomageState, action: Action, rng: Rng) -> ArcomageState:
             hand,
             piles,
             turn=seat,
-            phase=DISCARD,
-            timeouts=timeouts,
-            last=last,
-            result=None,
-        )
-    if result is not None or card.play_again:
-        if result is None:
-            piles.refill(hand)
-        return _build(
-            state,
-            seat,
-            stats,
-            hand,
-            piles,
-            turn=seat,
-            phase=ACT,
+            phase=phase,
             timeouts=timeouts,
             last=last,
             result=result,
         )
-    piles.refill(hand)
+
+    if action.kind == "play":
+        card = CARD_BY_ID[action.card]
+        stats[me + card.resource_index] -= card.cost
+        card.run(stats, me, 8 - me)
+        result = victory(stats, state.battlefield)
+        if result is not None:  # nothing happens after the end: no refill
+            return same_seat(ACT, result)
+        if card.draw_discard:  # draw one now; refill only after the pending discard
+            hand.append(piles.draw())
+            return same_seat(DISCARD)
+        piles.refill(hand)
+        if card.play_again:
+            return same_seat(ACT)
+    else:
+        piles.refill(hand)
+        if state.phase == DISCARD:  # the discard Prism / Elven Scout asked for: act again
+            return same_seat(ACT)
     return _end_turn(state, seat, stats, hand, piles, timeouts, last)
 
 
