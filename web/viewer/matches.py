@@ -23,8 +23,8 @@ from fairdeal.verifier.verify import chain_hashes, verify_bytes
 
 __all__ = ["LoadedMatch", "MatchCache", "StepInfo", "load_bundle", "load_live"]
 
-#: the checks a live match can already pass, from its public events alone
-LIVE_CHECKS = ("format", "chain")
+#: drawings kept per match (a two-tower duel's SVG is ~10 kB; the LRU holds 64 matches)
+SVG_CACHE_SIZE = 128
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ class LoadedMatch:
             if step is None or self.game is None:
                 return ""
             cached = str(self.game.render_svg(step.state, seat))
-            if len(self.svg_cache) > 512:
+            if len(self.svg_cache) >= SVG_CACHE_SIZE:
                 self.svg_cache.clear()
             self.svg_cache[key] = cached
         return cached

@@ -9,12 +9,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
 from typing import Any
 
 from .matches import LoadedMatch
 
 __all__ = [
     "badges",
+    "date_words",
     "duration_words",
     "event_rows",
     "perspectives",
@@ -35,6 +37,18 @@ def duration_words(ms: int) -> str:
     if hours:
         return f"{hours}:{minutes:02d}:{seconds:02d}"
     return f"{minutes}:{seconds:02d}"
+
+
+def date_words(ms: int | None) -> str:
+    """A timestamp in ms as ``2026-01-01 00:00 UTC`` (empty when unknown).
+
+    >>> date_words(1_767_225_600_000)
+    '2026-01-01 00:00 UTC'
+    """
+    if not isinstance(ms, int) or isinstance(ms, bool):
+        return ""
+    moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
 def game_title(game_name: str | None, game: Any = None) -> str:

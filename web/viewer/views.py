@@ -24,6 +24,7 @@ from . import bp
 from .matches import LoadedMatch, MatchCache, check_rows, load_bundle, load_live
 from .present import (
     badges,
+    date_words,
     event_rows,
     game_title,
     perspectives,
@@ -223,6 +224,8 @@ def _page_context(match: LoadedMatch) -> dict[str, Any]:
         "view_query": view_query,
         "speeds": AUTOPLAY_SPEEDS,
         "bundle_url": f"{base}/bundle.json" if match.bundle_bytes is not None else None,
+        "embed_url": None if match.key.startswith("u-") else request.url_root.rstrip("/") + url_for(
+            "viewer.embed", match_id=match.match_id) + f"?step={context['number']}",
         "file_name": f"{match.match_id or 'bundle'}.json",
         "share_url": request.url_root.rstrip("/") + (
             url_for("viewer.match_page", match_id=match.match_id) if not match.key.startswith(
@@ -256,6 +259,7 @@ def home() -> Any:
             "summary": summary,
             "title": game_title(summary.game),
             "badges": badges(summary.game, summary.params, limit),
+            "when": date_words(summary.created_ms),
             "result": result_words(summary.result, list(summary.seats), _game_or_none(
                 summary.game)),
             "verdict": "live" if summary.live else _verdict(summary.match_id),
@@ -283,7 +287,11 @@ def upload_page(key: str) -> Any:
 def embed(match_id: str) -> Any:
     """A compact, chrome-free view for streams and forums (an iframe)."""
     match = _load_stored(match_id)
-    response = Response(render_template("viewer/embed.html", **_page_context(match)))
+    context = _page_context(match)
+    context["fragments"] = context["base"]
+    context["base"] = url_for("viewer.embed", match_id=match.match_id)
+    context["embed_url"] = None
+    response = Response(render_template("viewer/embed.html", **context))
     # the point of this page is to be framed elsewhere
     response.headers["Content-Security-Policy"] = "frame-ancestors *"
     return response

@@ -55,6 +55,7 @@
   if (!stepper) return;
 
   var base = stepper.getAttribute("data-base");
+  var fragments = stepper.getAttribute("data-fragments") || base;
   var last = parseInt(stepper.getAttribute("data-last"), 10);
   var current = parseInt(stepper.getAttribute("data-step"), 10);
   var view = stepper.getAttribute("data-view");
@@ -73,7 +74,7 @@
   var timer = null;
 
   function stepUrl(n) { return base + "?step=" + n + viewQuery + "#" + n; }
-  function fragmentUrl(n) { return base + "/step/" + n + ".json" + (view && view !== "all" ? "?view=" + encodeURIComponent(view) : ""); }
+  function fragmentUrl(n) { return fragments + "/step/" + n + ".json" + (view && view !== "all" ? "?view=" + encodeURIComponent(view) : ""); }
 
   function fetchStep(n) {
     if (cache.has(n)) return cache.get(n);
