@@ -1,6 +1,6 @@
 """The state of a two-tower duel and its actions, with their JSON forms.
 
-The state is compact on purpose (the verifier replays a thousand matches a second): both
+The state is compact on purpose (the verifier aims at a thousand matches a second): both
 players' eight numbers live in one flat tuple of 16 ints (see effects.STATS), hands and piles are
 tuples of card ids. States are never changed after they are built; the rules build new ones.
 
