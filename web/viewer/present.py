@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from .matches import LoadedMatch
@@ -47,7 +47,7 @@ def date_words(ms: int | None) -> str:
     """
     if not isinstance(ms, int) or isinstance(ms, bool):
         return ""
-    moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
