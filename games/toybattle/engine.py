@@ -99,13 +99,16 @@ class Work:
     # -- the board --------------------------------------------------------------------------
 
     def top(self, base: int) -> tuple[int, str] | None:
+        """The visible troop on ``base`` as (owner, troop), None when empty."""
         stack = self.stacks[base]
         return stack[-1] if stack else None
 
     def push(self, base: int, seat: int, troop: str) -> None:
+        """Put ``seat``'s ``troop`` on top of ``base``."""
         self.stacks[base] = (*self.stacks[base], (seat, troop))
 
     def pop(self, base: int) -> tuple[int, str]:
+        """Lift the top troop off ``base``, uncovering the one below."""
         stack = self.stacks[base]
         self.stacks[base] = stack[:-1]
         return stack[-1]
@@ -138,6 +141,7 @@ class Work:
                 return
 
     def finish(self, outcome: Outcome) -> None:
+        """End the match: nothing pending survives it."""
         self.outcome = outcome
         self.pending = []
 
@@ -233,6 +237,7 @@ class Work:
         self.start_turn()
 
     def start_turn(self) -> None:
+        """A turn begins: the turn limit, then whether the seat to move can act at all."""
         seat, other = self.seat, 1 - self.seat
         mine, theirs = self.medals[seat], self.medals[other]
         if self.turn > TURN_LIMIT:

@@ -97,7 +97,9 @@ class State:
         return BOARD_BY_ID[self.board_id]
 
     def top(self, base: int) -> Troop | None:
-        """The visible troop on ``base`` (None when the base is empty)."""
+        """The visible troop on ``base`` (None when the base is empty or not a base)."""
+        if not 0 <= base < NODE_SLOTS:
+            return None
         stack = self.stacks[base]
         return stack[-1] if stack else None
 

@@ -6,7 +6,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pytest
-
 from fairdeal.games.toybattle import BOARD_BY_ID, GAME, State
 from fairdeal.games.toybattle.state import NODE_SLOTS, Pending
 from fairdeal.verifier.rng import RandomStream
@@ -47,9 +46,9 @@ def build_state(
         discards=(tuple(discards[0]), tuple(discards[1])),
         frozen=(tuple(frozen[0]), tuple(frozen[1])),
         medals=medals,
-        regions=tuple(regions) if regions is not None else (None,) * len(
-            BOARD_BY_ID[board].regions
-        ),
+        regions=tuple(regions)
+        if regions is not None
+        else (None,) * len(BOARD_BY_ID[board].regions),
         pending=tuple(Pending(effect, base) for effect, base in pending),
         timeouts=timeouts,
     )

@@ -6,7 +6,6 @@ import random
 import time
 
 import pytest
-
 from fairdeal.games import get_bots
 from fairdeal.games.toybattle import BOARDS, GAME
 from fairdeal.games.toybattle.bots import BOTS, evaluate, play_match
@@ -29,18 +28,32 @@ def test_bots_choose_legal_actions(name: str) -> None:
 
 
 def test_greedy_takes_a_winning_placement(build) -> None:
-    state = build(stacks={11: [(B, "kwak")], 13: [(B, "kwak")], 18: [(B, "kwak")],
-                          22: [(B, "kwak")], 24: [(B, "kwak")]},
-                  racks=(("skully", "roxy"), ("roxy",)))
+    state = build(
+        stacks={
+            11: [(B, "kwak")],
+            13: [(B, "kwak")],
+            18: [(B, "kwak")],
+            22: [(B, "kwak")],
+            24: [(B, "kwak")],
+        },
+        racks=(("skully", "roxy"), ("roxy",)),
+    )
     action = BOTS["greedy"].choose(state, random.Random(0))
     assert GAME.action_to_json(action)["base"] == 41
 
 
 def test_greedy_blocks_an_enemy_next_to_its_hq(build) -> None:
     # red's Kwak on 11 (connected to red through 13 ... 24) threatens blue's HQ
-    state = build(stacks={11: [(R, "kwak")], 13: [(R, "kwak")], 17: [(R, "kwak")],
-                          22: [(R, "kwak")], 24: [(R, "kwak")]},
-                  racks=(("roxy", "skully"), ("star",)))
+    state = build(
+        stacks={
+            11: [(R, "kwak")],
+            13: [(R, "kwak")],
+            17: [(R, "kwak")],
+            22: [(R, "kwak")],
+            24: [(R, "kwak")],
+        },
+        racks=(("roxy", "skully"), ("star",)),
+    )
     action = BOTS["greedy"].choose(state, random.Random(0))
     assert GAME.action_to_json(action) in (
         {"kind": "place", "troop": "roxy", "base": 11},

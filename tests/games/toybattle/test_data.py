@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from fairdeal.games import get_game
 from fairdeal.games.toybattle import BOARD_BY_ID, BOARDS, GAME, TROOPS
 from fairdeal.games.toybattle.troops import full_army
@@ -94,11 +93,17 @@ def test_regions_are_made_of_existing_bases(board) -> None:
 
 def _parse_facts() -> dict[str, dict[str, object]]:
     """The board facts document parsed on its own, independently of the package's data."""
-    kinds = {"C": "castle", "K": "clouds", "V": "volcano", "G": "cemetery", "M": "metal",
-             "F": "battlefield"}
+    kinds = {
+        "C": "castle",
+        "K": "clouds",
+        "V": "volcano",
+        "G": "cemetery",
+        "M": "metal",
+        "F": "battlefield",
+    }
     limits = {"T12": [1, 2], "T345": [3, 4, 5], "T4567": [4, 5, 6, 7], "T67": [6, 7]}
     boards: dict[str, dict[str, object]] = {}
-    for section in re.split(r"^## ", FACTS.read_text(encoding="utf-8"), flags=re.M)[1:]:
+    for section in re.split(r"^## ", FACTS.read_text(encoding="utf-8"), flags=re.MULTILINE)[1:]:
         head, _, body = section.partition("\n")
         match = re.match(r"(.+?) — (\d+) medals win \((\d+) in all\)", head)
         if not match:
@@ -112,7 +117,9 @@ def _parse_facts() -> dict[str, dict[str, object]]:
                 "limit": limits.get(mark),
             }
         if "1 medal each" in region_text:
-            regions = [([int(b) for b in r.split()], 1) for r in re.findall(r"\[([\d ]+)\]", region_text)]
+            regions = [
+                ([int(b) for b in r.split()], 1) for r in re.findall(r"\[([\d ]+)\]", region_text)
+            ]
         else:
             regions = [
                 ([int(b) for b in r.split()], int(m))
@@ -135,8 +142,11 @@ def test_boards_match_the_board_facts_document_exactly() -> None:
         assert board.medals_to_win == fact["to_win"]
         assert board.medals_total == fact["total"]
         ours = {
-            node.id: {"neighbours": list(node.neighbours), "special": node.special,
-                      "limit": None if node.limit is None else list(node.limit)}
+            node.id: {
+                "neighbours": list(node.neighbours),
+                "special": node.special,
+                "limit": None if node.limit is None else list(node.limit),
+            }
             for node in board.nodes
         }
         assert ours == fact["nodes"], board.name
@@ -161,6 +171,11 @@ def test_rules_data_is_canonical_json_with_flat_tables() -> None:
     castle = data["boards"][0]
     assert castle["id"] == "castle-field" and castle["medals_to_win"] == 7
     node_41 = next(n for n in castle["nodes"] if n["id"] == 41)
-    assert node_41 == {"id": 41, "neighbours": [24, 25], "hq": "red", "special": None,
-                       "limit": None}
+    assert node_41 == {
+        "id": 41,
+        "neighbours": [24, 25],
+        "hq": "red",
+        "special": None,
+        "limit": None,
+    }
     assert castle["regions"][0] == {"bases": [11, 12, 13, 14, 18], "medals": 3}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from fairdeal.games import IllegalAction
 from fairdeal.games.toybattle import GAME
 from fairdeal.games.toybattle.actions import Jumbo, Place, Skip, Skully, Star, Xb42
@@ -84,8 +83,13 @@ def test_xb42_against_an_empty_rack_asks_nothing(build, play) -> None:
 
 def test_jumbo_discards_an_adjacent_visible_enemy(build, play) -> None:
     state = build(
-        stacks={11: [(B, "kwak")], 15: [(R, "hook"), (R, "star")], 17: [(R, "skully")],
-                18: [(R, "capn"), (B, "roxy")], 22: [(R, "roxy")]},
+        stacks={
+            11: [(B, "kwak")],
+            15: [(R, "hook"), (R, "star")],
+            17: [(R, "skully")],
+            18: [(R, "capn"), (B, "roxy")],
+            22: [(R, "roxy")],
+        },
         racks=(("jumbo",), ()),
     )
     after = play(state, place("jumbo", 13))
@@ -138,7 +142,9 @@ def test_capn_with_nothing_left_to_place_asks_nothing(build, play) -> None:
 
 
 def test_capn_extra_troop_can_take_the_hq(build, play) -> None:
-    state = build(stacks={11: [(B, "kwak")], 13: [(B, "kwak")], 18: [(B, "kwak")],
-                          22: [(B, "kwak")]}, racks=(("capn", "skully"), ()))
+    state = build(
+        stacks={11: [(B, "kwak")], 13: [(B, "kwak")], 18: [(B, "kwak")], 22: [(B, "kwak")]},
+        racks=(("capn", "skully"), ()),
+    )
     after = play(play(state, place("capn", 24)), place("skully", 41))
     assert GAME.result(after).reason == "hq-captured" and after.pending == ()

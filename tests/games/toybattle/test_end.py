@@ -4,12 +4,10 @@ and the turn limit."""
 from __future__ import annotations
 
 import pytest
-
 from fairdeal.games import IllegalAction
 from fairdeal.games.toybattle import GAME
 from fairdeal.games.toybattle.actions import Place
 from fairdeal.games.toybattle.rules import TURN_LIMIT
-from fairdeal.games.toybattle.state import Pending
 
 B, R = 0, 1
 
@@ -20,16 +18,22 @@ def place(troop: str, base: int) -> dict:
 
 def test_medals_to_win_end_the_match_at_once(build, play) -> None:
     # Castle Field: 7 to win; the region [13 15 17] is worth 1
-    state = build(stacks={11: [(B, "kwak")], 13: [(B, "kwak")], 15: [(B, "kwak")]},
-                  racks=(("skully", "roxy"), ()), medals=(6, 0))
+    state = build(
+        stacks={11: [(B, "kwak")], 13: [(B, "kwak")], 15: [(B, "kwak")]},
+        racks=(("skully", "roxy"), ()),
+        medals=(6, 0),
+    )
     after = play(state, place("skully", 17))
     assert GAME.result(after).winner == 0 and GAME.result(after).reason == "medals"
     assert after.medals == (7, 0) and after.pending == ()  # Skully's draw never comes
 
 
 def test_one_medal_short_plays_on(build, play) -> None:
-    state = build(stacks={11: [(B, "kwak")], 13: [(B, "kwak")], 15: [(B, "kwak")]},
-                  racks=(("roxy",), ()), medals=(5, 0))
+    state = build(
+        stacks={11: [(B, "kwak")], 13: [(B, "kwak")], 15: [(B, "kwak")]},
+        racks=(("roxy",), ()),
+        medals=(5, 0),
+    )
     after = play(state, place("roxy", 17))
     assert GAME.result(after) is None and after.medals == (6, 0)
 
@@ -49,8 +53,9 @@ def test_a_seat_that_cannot_act(build, play, medals: tuple[int, int], winner: in
 
 def test_cannot_act_with_troops_that_fit_nowhere(build, play) -> None:
     # Hook lands on 25 unconnected; red's Skully beats neither 24 nor 25 and cannot draw
-    state = build(stacks={24: [(B, "roxy")]}, racks=(("hook",), ("skully",)),
-                  reserves=(("roxy",), ()))
+    state = build(
+        stacks={24: [(B, "roxy")]}, racks=(("hook",), ("skully",)), reserves=(("roxy",), ())
+    )
     after = play(state, place("hook", 25))
     assert GAME.result(after).reason == "stalemate" and GAME.result(after).winner == 0
 
@@ -62,8 +67,9 @@ def test_cannot_act_with_a_full_rack_that_fits_nowhere(build, play) -> None:
 
 
 def test_a_seat_that_can_still_draw_plays_on(build, play) -> None:
-    state = build(stacks={24: [(B, "roxy")]}, racks=(("hook",), ("skully",)),
-                  reserves=(("roxy",), ("kwak",)))
+    state = build(
+        stacks={24: [(B, "roxy")]}, racks=(("hook",), ("skully",)), reserves=(("roxy",), ("kwak",))
+    )
     after = play(state, place("hook", 25))
     assert GAME.result(after) is None and GAME.legal_actions(after) == [
         GAME.parse_action({"kind": "draw"})
@@ -74,8 +80,9 @@ def test_turn_limit(build, play) -> None:
     state = build(racks=(("roxy",), ("roxy",)), turn=TURN_LIMIT, medals=(1, 1))
     after = play(state, {"kind": "draw"})
     assert GAME.result(after).reason == "turn-limit" and GAME.result(after).winner is None
-    ahead = play(build(racks=(("roxy",), ("roxy",)), turn=TURN_LIMIT, medals=(0, 2)),
-                 {"kind": "draw"})
+    ahead = play(
+        build(racks=(("roxy",), ("roxy",)), turn=TURN_LIMIT, medals=(0, 2)), {"kind": "draw"}
+    )
     assert GAME.result(ahead).winner == 1
 
 
@@ -107,9 +114,13 @@ def test_timeout_with_no_draw_passes(build, stream) -> None:
 
 
 def test_timeout_declines_pending_effects_but_not_the_battlefield(build, stream) -> None:
-    state = build("battlefield", stacks={11: [(B, "kwak")], 13: [(B, "kwak")], 14: [(B, "star")]},
-                  racks=((), ("hook", "roxy")), reserves=(("kwak",), ("roxy",)),
-                  pending=[("star", 14), ("battlefield", 14)])
+    state = build(
+        "battlefield",
+        stacks={11: [(B, "kwak")], 13: [(B, "kwak")], 14: [(B, "star")]},
+        racks=((), ("hook", "roxy")),
+        reserves=(("kwak",), ("roxy",)),
+        pending=[("star", 14), ("battlefield", 14)],
+    )
     after = GAME.timeout(state, stream("t"))
     assert after.racks[0] == () and after.reserves[0] == ("kwak",)  # no Star draw
     assert len(after.frozen[1]) == 1 and after.seat == 1 and after.pending == ()
@@ -138,6 +149,5 @@ def test_timeouts_after_the_end_are_refused(build, play, stream) -> None:
 def test_pending_state_names_the_deciding_seat(build) -> None:
     state = build(seat=1, racks=((), ("roxy",)), pending=[("skully", 24)])
     assert GAME.current_seat(state) == 1
-    assert state.pending == (Pending("skully", 24),)
     assert isinstance(GAME.legal_actions(state)[-1], type(GAME.parse_action({"kind": "skip"})))
     assert not any(isinstance(a, Place) for a in GAME.legal_actions(state))

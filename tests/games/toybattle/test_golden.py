@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from fairdeal.games.toybattle import BOARDS, GAME
 from fairdeal.games.toybattle.bots import BOTS
 from fairdeal.verifier.rng import RandomStream
@@ -110,8 +109,9 @@ def _interesting(board: str, fixture: dict[str, Any]) -> bool:
     if board == "station-metal-x":
         return any(e["type"] == "move" and e["action"].get("base") in (16, 17, 18) for e in events)
     if board == "tropical-pool":
-        return any(e["type"] == "move" and e["action"].get("base") in (12, 16, 17, 18, 22)
-                   for e in events)
+        return any(
+            e["type"] == "move" and e["action"].get("base") in (12, 16, 17, 18, 22) for e in events
+        )
     return True
 
 
@@ -127,5 +127,7 @@ if __name__ == "__main__":
         GOLDEN[board].write_text(
             json.dumps(fixture, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
         )
-        print(f"{GOLDEN[board].name}: seed {seed}, {len(fixture['events'])} events, "
-              f"{fixture['result']}")
+        print(
+            f"{GOLDEN[board].name}: seed {seed}, {len(fixture['events'])} events, "
+            f"{fixture['result']}"
+        )

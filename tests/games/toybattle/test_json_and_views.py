@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from fairdeal.games import InvalidAction
 from fairdeal.games.toybattle import GAME
 from fairdeal.games.toybattle.bots import play_match
@@ -64,8 +63,13 @@ def _a_played_match():
 def test_state_json_round_trip_and_canonical(build) -> None:
     samples = [
         GAME.setup({"board": "tropical-pool"}, RandomStream(bytes(32), "setup")),
-        build(stacks={13: [(B, "kwak"), (R, "roxy")]}, racks=(("hook",), ("star",)),
-              frozen=((0,), ()), pending=[("capn", 13), ("castle", 13)], medals=(2, 1)),
+        build(
+            stacks={13: [(B, "kwak"), (R, "roxy")]},
+            racks=(("hook",), ("star",)),
+            frozen=((0,), ()),
+            pending=[("capn", 13), ("castle", 13)],
+            medals=(2, 1),
+        ),
         GAME.resign(build(racks=(("hook",), ())), 1),
         _a_played_match(),
     ]
@@ -93,10 +97,13 @@ def test_malformed_state_json_is_refused(bad: object) -> None:
 
 
 def test_views_hide_what_a_seat_may_not_see(build) -> None:
-    state = build(stacks={13: [(B, "xb42"), (R, "roxy")]},
-                  racks=(("hook", "capn"), ("star", "skully", "jumbo")),
-                  reserves=(("kwak", "roxy"), ("capn",)), frozen=((), (1,)),
-                  discards=(("jumbo",), ()))
+    state = build(
+        stacks={13: [(B, "xb42"), (R, "roxy")]},
+        racks=(("hook", "capn"), ("star", "skully", "jumbo")),
+        reserves=(("kwak", "roxy"), ("capn",)),
+        frozen=((), (1,)),
+        discards=(("jumbo",), ()),
+    )
     full = json.dumps(GAME.state_to_json(state))
     assert "set_aside" in full
     for seat in (None, 0, 1):
@@ -123,13 +130,14 @@ def test_views_hide_what_a_seat_may_not_see(build) -> None:
 
 def test_describe_action_is_one_line(build) -> None:
     state = build(stacks={11: [(R, "skully")]}, racks=(("hook",), ()))
-    line = GAME.describe_action(state, GAME.parse_action({"kind": "place", "troop": "hook",
-                                                          "base": 11}))
+    line = GAME.describe_action(
+        state, GAME.parse_action({"kind": "place", "troop": "hook", "base": 11})
+    )
     assert line == "blue places blue's Hook (4) on base 11, covering red's Skully (1)"
     pending = build(racks=((), ()), pending=[("skully", 11)])
     assert GAME.describe_action(pending, GAME.parse_action({"kind": "skip"})) == (
         "blue declines Skully's draw"
     )
-    for data in ACTIONS:
+    for data in ACTIONS + [{"kind": "jumbo", "target": 99}, {"kind": "castle", "target": -1}]:
         text = GAME.describe_action(state, GAME.parse_action(data))
         assert text and "\n" not in text

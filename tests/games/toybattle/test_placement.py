@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from fairdeal.games import IllegalAction
 from fairdeal.games.toybattle import BOARD_BY_ID, GAME
 from fairdeal.games.toybattle.actions import Place
@@ -31,8 +30,9 @@ def test_empty_base_connected_through_own_troops(build, play) -> None:
 
 def test_enemy_troop_breaks_the_path(build, play) -> None:
     # 13 is topped by red: 17 beyond it is not connected for blue any more
-    state = build(stacks={11: [(B, "skully")], 13: [(B, "capn"), (R, "roxy")]},
-                  racks=(("star",), ()))
+    state = build(
+        stacks={11: [(B, "skully")], 13: [(B, "capn"), (R, "roxy")]}, racks=(("star",), ())
+    )
     with pytest.raises(IllegalAction, match="base 17 is not connected to your HQ"):
         play(state, {"kind": "place", "troop": "star", "base": 17})
 
@@ -85,8 +85,16 @@ def test_any_enemy_covers_kwak(build, play) -> None:
 
 
 def test_enemy_hq_when_connected_wins(build, play) -> None:
-    state = build(stacks={11: [(B, "kwak")], 13: [(B, "kwak")], 18: [(B, "kwak")],
-                          22: [(B, "kwak")], 24: [(B, "kwak")]}, racks=(("skully",), ()))
+    state = build(
+        stacks={
+            11: [(B, "kwak")],
+            13: [(B, "kwak")],
+            18: [(B, "kwak")],
+            22: [(B, "kwak")],
+            24: [(B, "kwak")],
+        },
+        racks=(("skully",), ()),
+    )
     assert 41 in placeable(state, "skully")
     after = play(state, {"kind": "place", "troop": "skully", "base": 41})
     assert GAME.result(after).winner == 0 and GAME.result(after).reason == "hq-captured"
@@ -147,8 +155,9 @@ def test_hook_free_placement_not_on_metal_x(build, play) -> None:
 
 
 def test_hook_reaches_metal_x_when_connected(build, play) -> None:
-    state = build("station-metal-x", stacks={12: [(B, "kwak")], 13: [(B, "kwak")]},
-                  racks=(("hook",), ()))
+    state = build(
+        "station-metal-x", stacks={12: [(B, "kwak")], 13: [(B, "kwak")]}, racks=(("hook",), ())
+    )
     assert 16 in placeable(state, "hook")
 
 
@@ -183,8 +192,16 @@ def test_the_freeze_follows_its_troop_on_the_rack(build, play) -> None:
 
 
 def test_apply_refuses_actions_after_the_end(build, play) -> None:
-    state = build(stacks={24: [(B, "kwak")], 22: [(B, "kwak")], 18: [(B, "kwak")],
-                          13: [(B, "kwak")], 11: [(B, "kwak")]}, racks=(("roxy", "star"), ()))
+    state = build(
+        stacks={
+            24: [(B, "kwak")],
+            22: [(B, "kwak")],
+            18: [(B, "kwak")],
+            13: [(B, "kwak")],
+            11: [(B, "kwak")],
+        },
+        racks=(("roxy", "star"), ()),
+    )
     over = play(state, {"kind": "place", "troop": "roxy", "base": 41})
     with pytest.raises(IllegalAction, match="the match is over"):
         play(over, {"kind": "place", "troop": "star", "base": 12})

@@ -6,15 +6,14 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from fairdeal.games import IllegalAction
 from fairdeal.games.toybattle import BOARDS, GAME, State
 from fairdeal.games.toybattle.actions import Place
 from fairdeal.games.toybattle.rules import RACK_MAX
 from fairdeal.games.toybattle.troops import TROOP_IDS, full_army
 from fairdeal.verifier.protocol import ply_stream, setup_stream
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 #: far above any real match (the turn limit ends a match by turn 200)
 MAX_PLIES = 1500
@@ -27,8 +26,11 @@ def check_invariants(state: State) -> None:
         if state.captor is not None and state.captor[1] == seat:
             on_board.append(state.captor[2])
         every = (
-            list(state.racks[seat]) + list(state.reserves[seat]) + list(state.set_aside[seat])
-            + list(state.discards[seat]) + on_board
+            list(state.racks[seat])
+            + list(state.reserves[seat])
+            + list(state.set_aside[seat])
+            + list(state.discards[seat])
+            + on_board
         )
         assert Counter(every) == Counter(full_army()), "troops were created or lost"
         assert len(state.set_aside[seat]) == 4
@@ -73,13 +75,21 @@ def test_random_legal_play_ends_and_never_mutates(
     else:
         raise AssertionError(f"no result after {MAX_PLIES} plies")
     assert GAME.result(state).reason in {
-        "hq-captured", "medals", "stalemate", "timeouts", "turn-limit"
+        "hq-captured",
+        "medals",
+        "stalemate",
+        "timeouts",
+        "turn-limit",
     }
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.binary(min_size=32, max_size=32), board=st.sampled_from([b.id for b in BOARDS]),
-       choices=st.randoms(use_true_random=False), depth=st.integers(0, 40))
+@given(
+    seed=st.binary(min_size=32, max_size=32),
+    board=st.sampled_from([b.id for b in BOARDS]),
+    choices=st.randoms(use_true_random=False),
+    depth=st.integers(0, 40),
+)
 def test_legal_actions_are_exactly_what_apply_accepts(
     seed: bytes, board: str, choices: random.Random, depth: int
 ) -> None:

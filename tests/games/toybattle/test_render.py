@@ -6,7 +6,6 @@ import random
 import xml.etree.ElementTree as ET
 
 import pytest
-
 from fairdeal.games.toybattle import BOARDS, GAME
 from fairdeal.games.toybattle.bots import play_match
 from fairdeal.games.toybattle.render import board_svg, layout
@@ -57,9 +56,17 @@ def test_racks_follow_the_perspective(build) -> None:
 
 
 def test_captured_hq_and_taken_regions_are_marked(build, play) -> None:
-    state = build(stacks={11: [(B, "kwak")], 13: [(B, "kwak")], 18: [(B, "kwak")],
-                          22: [(B, "kwak")], 24: [(B, "kwak")]}, racks=(("roxy",), ()),
-                  regions=[None, 0] + [None] * 6)
+    state = build(
+        stacks={
+            11: [(B, "kwak")],
+            13: [(B, "kwak")],
+            18: [(B, "kwak")],
+            22: [(B, "kwak")],
+            24: [(B, "kwak")],
+        },
+        racks=(("roxy",), ()),
+        regions=[None, 0] + [None] * 6,
+    )
     over = play(state, {"kind": "place", "troop": "roxy", "base": 41})
     found = " ".join(texts(GAME.render_svg(over)))
     assert "taken by blue's Roxy" in found and "blue wins (hq-captured)" in found

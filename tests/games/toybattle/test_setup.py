@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from fairdeal.games.toybattle import GAME
 from fairdeal.games.toybattle.actions import Draw
 from fairdeal.games.toybattle.troops import full_army
@@ -30,9 +29,7 @@ def test_setup_follows_the_named_substreams(key: bytes) -> None:
 
 
 def test_both_seats_get_to_start() -> None:
-    firsts = {
-        GAME.setup({}, RandomStream(bytes([i]) * 32, "setup")).first for i in range(20)
-    }
+    firsts = {GAME.setup({}, RandomStream(bytes([i]) * 32, "setup")).first for i in range(20)}
     assert firsts == {0, 1}
 
 

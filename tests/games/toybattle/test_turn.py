@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from fairdeal.games import IllegalAction
 from fairdeal.games.toybattle import GAME
 from fairdeal.games.toybattle.actions import Draw
@@ -22,7 +21,9 @@ def test_draw_counts(build, play, rack: int, reserve: int, drawn: int) -> None:
     assert after.seat == 1 and after.last.action == Draw()
 
 
-@pytest.mark.parametrize(("rack", "reserve", "why"), [(8, 5, "rack is full"), (2, 0, "reserve is empty")])
+@pytest.mark.parametrize(
+    ("rack", "reserve", "why"), [(8, 5, "rack is full"), (2, 0, "reserve is empty")]
+)
 def test_no_draw(build, play, rack: int, reserve: int, why: str) -> None:
     state = build(racks=(("kwak",) * rack, ()), reserves=(("roxy",) * reserve, ("roxy",)))
     assert Draw() not in GAME.legal_actions(state)
