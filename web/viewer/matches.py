@@ -54,6 +54,8 @@ class LoadedMatch:
     report: Report
     live: bool = False
     bundle_bytes: bytes | None = None
+    #: the public key the bundle is signed with (``ed25519:<hex>``), for the panel
+    server_key: str | None = None
     game: Any = None
     steps: list[StepInfo] = field(default_factory=list)
     replay_error: str | None = None
@@ -134,20 +136,24 @@ def _error_words(error: VerificationError) -> str:
     return f"{where}({error.check} check): {error.reason}"
 
 
-def load_bundle(data: bytes, key: str | None = None) -> LoadedMatch:
+def load_bundle(data: bytes, key: str | None = None,
+                trusted_key: str | None = None) -> LoadedMatch:
     """Verify a bundle's bytes and keep every snapshot up to the first failing event.
 
+    ``trusted_key`` pins the server key (``ed25519:<hex>``, already checked by the caller).
     Never raises for bad input: a malformed file gives a match with no events whose report
     names the problem.
     """
-    key = key or "u-" + hashlib.sha256(data).hexdigest()[:32]
-    report = verify_bytes(data)
+    if key is None:
+        pin = (trusted_key or "").encode()
+        key = "u-" + hashlib.sha256(data + b"\x00" + pin).hexdigest()[:32]
+    report = verify_bytes(data, trusted_key)
     try:
         bundle = Bundle.from_bytes(data)
     except InvalidBundle:
         return LoadedMatch(key=key, match_id="", events=[], report=report, bundle_bytes=data)
     match = LoadedMatch(key=key, match_id=bundle.match_id, events=bundle.events, report=report,
-                        bundle_bytes=data)
+                        bundle_bytes=data, server_key=bundle.server_key)
     failed_check = report.failure.check if report.failure else None
     if failed_check == "rules":
         match.replay_error = report.failure.reason if report.failure else None

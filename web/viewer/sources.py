@@ -215,6 +215,13 @@ class LedgerReader:
             return list(self.ledger.list_matches(limit, offset, game))
         return list(self.ledger.list_matches(limit, offset))
 
+    def server_key_ids(self) -> set[str]:
+        """The ids of the keys this server seals matches with (empty when it has none)."""
+        keys = getattr(self.ledger, "keys", None)
+        if keys is None:
+            return set()
+        return {str(item.get("key_id")) for item in keys() if isinstance(item, Mapping)}
+
     def store(self, data: bytes) -> str:
         """Import a bundle; return its id or raise ValueError with the ledger's reason."""
         try:

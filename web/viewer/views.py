@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from fairdeal.games import RulesError, get_game
+from fairdeal.verifier.keys import InvalidKey, parse_public_key
 from flask import (
     Response,
     abort,
@@ -205,8 +206,10 @@ def _page_context(match: LoadedMatch) -> dict[str, Any]:
     if match.live and match.match_id:
         spectator = _ledger().spectator(match.match_id) or {}
         public_state = state_tables(spectator.get("state"))
+    key_id = match.report.facts.get("key_id")
     return {
         "match": match,
+        "own_key": bool(key_id) and key_id in _ledger().server_key_ids(),
         "public_state": public_state,
         "base": base,
         "is_upload": match.key.startswith("u-"),
@@ -387,7 +390,13 @@ def upload_post() -> Any:
         return _upload_error("Choose a bundle file or paste its JSON.", 400)
     if len(data) > UPLOAD_LIMIT:
         raise RequestEntityTooLarge()
-    match = load_bundle(data)
+    trusted_key = request.form.get("trusted_key", "").strip() or None
+    if trusted_key is not None:
+        try:
+            parse_public_key(trusted_key)
+        except InvalidKey as e:
+            return _upload_error(f"The trusted key is not a public key: {e}", 400)
+    match = load_bundle(data, trusted_key=trusted_key)
     if request.form.get("store") and match.report.ok:
         try:
             match_id = _ledger().store(data)

@@ -213,3 +213,25 @@ def test_store_an_uploaded_bundle_afterwards(client: Any, store: Any, helpers: A
     stored = client.post(response.location.split("?")[0] + "/store")
     assert stored.status_code == 303 and store.get_match(_id(bundle)) is not None
     assert Bundle.from_bytes(store.bundle_bytes(_id(bundle))).match_id == _id(bundle)
+
+
+def test_an_unpinned_key_is_said_to_be_unpinned(client: Any, arcomage_bundles: Any) -> None:
+    match_id = _id(arcomage_bundles[0])
+    page = client.get(f"/m/{match_id}").get_data(as_text=True)
+    assert "not pinned" in page and "this server" not in page
+
+
+def test_pinning_a_key_on_upload(client: Any, arcomage_bundles: Any, helpers: Any) -> None:
+    from fairdeal.verifier.keys import SigningKey
+
+    data = helpers.bundle_bytes(arcomage_bundles[0]).decode()
+    other = SigningKey.from_seed(b"\x07" * 32).public_text
+    response = client.post("/upload", data={"pasted": data, "trusted_key": other})
+    page = client.get(response.location).get_data(as_text=True)
+    assert "signature check failed" in page and "not the trusted key" in page
+    right = arcomage_bundles[0]["signature"]["key"]
+    response = client.post("/upload", data={"pasted": data, "trusted_key": right})
+    page = client.get(response.location).get_data(as_text=True)
+    assert "✓ every check passed" in page and "pinned to the key you gave" in page
+    response = client.post("/upload", data={"pasted": data, "trusted_key": "ed25519:zz"})
+    assert response.status_code == 400 and "not a public key" in response.get_data(as_text=True)

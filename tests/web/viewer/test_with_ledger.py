@@ -10,6 +10,9 @@ import pytest
 from fairdeal.games import get_bots, get_game
 from fairdeal.web.app import create_app
 
+#: the seat tokens of the matches _play_some created (the ledger returns them only once)
+_TOKENS: dict[str, list[str]] = {}
+
 
 @pytest.fixture()
 def ledger_app(tmp_path: Path) -> Any:
@@ -22,6 +25,7 @@ def _play_some(ledger: Any, moves: int) -> str:
     created = ledger.create_match("arcomage", {}, seats=["<b>ann</b>", "bob"])
     match_id = created["id"]
     tokens = [seat["token"] for seat in created["seats"]]
+    _TOKENS[match_id] = tokens
     ledger.add_seed(match_id, tokens[0], None)
     ledger.add_seed(match_id, tokens[1], "ab" * 32)
     bot = get_bots("arcomage")["greedy"]
@@ -93,3 +97,25 @@ def test_upload_errors_inside_the_project_app(ledger_app: Any, arcomage_bundles:
     assert ledger.list_matches(10, 0) == []  # a forged file is never stored
     page = client.get(response.location).get_data(as_text=True)
     assert f"moves check failed at event {seq}" in page
+
+
+def test_a_match_sealed_here_shows_this_servers_key(ledger_app: Any) -> None:
+    ledger = ledger_app.extensions["fairdeal.ledger"]
+    match_id = _play_some(ledger, 0)
+    client = ledger_app.test_client()
+    game = get_game("arcomage")
+    bot = get_bots("arcomage")["greedy"]
+    rng = random.Random(9)
+    live = ledger._live(match_id)
+    for index in range(3_000):
+        if ledger.bundle_bytes(match_id) is not None:
+            break
+        state = live.recorder.state
+        seat = game.current_seat(state)
+        ledger.play(match_id, _TOKENS[match_id][seat], game.action_to_json(bot.choose(state, rng)),
+                    expected_seq=ledger.view(match_id, None)["next_seq"],
+                    action_id=f"end-{index}")
+    assert ledger.bundle_bytes(match_id) is not None, "the match never ended"
+    page = client.get(f"/m/{match_id}").get_data(as_text=True)
+    assert "✓ every check passed" in page and "this server's key" in page
+    assert f"fairdeal verify --trusted-key {ledger.server_key.public_text} {match_id}.json" in page
