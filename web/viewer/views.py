@@ -209,7 +209,8 @@ def _page_context(match: LoadedMatch) -> dict[str, Any]:
     key_id = match.report.facts.get("key_id")
     return {
         "match": match,
-        "own_key": bool(key_id) and key_id in _ledger().server_key_ids(),
+        # only a sealed match's signature says whose key it is; a live one merely names a key
+        "own_key": not match.live and bool(key_id) and key_id in _ledger().server_key_ids(),
         "public_state": public_state,
         "base": base,
         "is_upload": match.key.startswith("u-"),

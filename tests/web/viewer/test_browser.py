@@ -259,3 +259,59 @@ def test_other_pages_render(page: Any, browser: Any, server: str, bundle_dir: Pa
     tab.goto(server + "/")
     _shot(tab, "home-phone")
     phone.close()
+
+
+@pytest.fixture(scope="module")
+def ledger_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    """The project's app over a real ledger (SQLite), served on a free port."""
+    from fairdeal.web.app import create_app
+    from werkzeug.serving import make_server
+
+    app = create_app({"FAIRDEAL_DATA_DIR": str(tmp_path_factory.mktemp("ledger")),
+                      "FAIRDEAL_SWEEPER": False})
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}", app.extensions["fairdeal.ledger"]
+    httpd.shutdown()
+    thread.join(5)
+
+
+def test_watch_a_live_match(page: Any, ledger_server: tuple[str, Any]) -> None:
+    import random
+
+    from fairdeal.games import get_bots, get_game
+
+    base, ledger = ledger_server
+    created = ledger.create_match("arcomage", {}, seats=["ann", "bob"], turn_limit_ms=None)
+    match_id = created["id"]
+    tokens = [seat["token"] for seat in created["seats"]]
+    ledger.add_seed(match_id, tokens[0], None)
+    ledger.add_seed(match_id, tokens[1], None)
+    game, bot, rng = get_game("arcomage"), get_bots("arcomage")["greedy"], random.Random(3)
+
+    def move(index: int) -> None:
+        state = ledger._live(match_id).recorder.state
+        seat = game.current_seat(state)
+        ledger.play(match_id, tokens[seat], game.action_to_json(bot.choose(state, rng)),
+                    expected_seq=ledger.view(match_id, None)["next_seq"],
+                    action_id=f"m{index}")
+
+    move(0)
+    page.goto(f"{base}/m/{match_id}")
+    assert "not yet verifiable" in page.locator("#verification").inner_text()
+    assert page.locator("#event-list li").count() == 4
+    assert page.locator("#public-state table").count() == 1
+    assert "this server's key" not in page.locator("#key-fact").inner_text()  # nothing signed
+    _shot(page, "match-live-ledger")
+    move(1)
+    # the page polls the public events and refreshes itself
+    page.wait_for_function("document.querySelectorAll('#event-list li').length === 5",
+                           timeout=10_000)
+    for index in range(2, 200):
+        if ledger.bundle_bytes(match_id) is not None:
+            break
+        move(index)
+    page.wait_for_selector("#stepper", timeout=10_000)  # sealed: the stepper replaces it
+    assert "every check passed" in page.locator("#verification").inner_text()
+    assert "this server's key" in page.locator("#key-fact").inner_text()
