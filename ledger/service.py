@@ -88,6 +88,8 @@ class _Live:
     recorder: MatchRecorder | None  # None for an imported match (read-only)
     token_hashes: list[str]
     status: str
+    #: the match row as loaded: what never changes (game, params, seats, commitment, ...)
+    row: dict[str, Any] = field(default_factory=dict)
     lock: threading.RLock = field(default_factory=threading.RLock)
 
 
@@ -153,7 +155,7 @@ class Ledger:
         if row["status"] != "imported":
             events = [stored.to_json() for stored in self.store.read(match_id)]
             recorder = MatchRecorder.resume(events, bytes.fromhex(row["server_seed"]))
-        return _Live(match_id, recorder, json.loads(row["token_hashes"]), row["status"])
+        return _Live(match_id, recorder, json.loads(row["token_hashes"]), row["status"], row)
 
     def _forget(self, match_id: str) -> None:
         with self._cache_lock:
@@ -591,7 +593,12 @@ class Ledger:
         ``prev`` of the next event, for seats that sign)."""
         live = self._fresh(match_id)
         seat = None if token is None else self._seat(live, token)
-        match = self.get_match(match_id)
+        if live.status in ("seating", "playing"):  # nothing in the row changed but these
+            match = {**self._summary(live.row), "commitment": live.row["commitment"],
+                     "turn_limit_ms": live.row["turn_limit_ms"]}
+            match["events"] = live.recorder.next_seq if live.recorder else match["events"]
+        else:
+            match = self.get_match(match_id)
         recorder = live.recorder
         if recorder is None:  # imported: everything is public after the reveal
             match.update(next_seq=match["events"], head=None, seat=seat, current_seat=None,

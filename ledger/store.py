@@ -21,13 +21,14 @@ import contextlib
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, func, insert, select, text, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.pool import NullPool
 from sqlmodel import SQLModel
 
@@ -119,10 +120,18 @@ def _create_schema(engine: Engine, pg_schema: str | None) -> None:
             for statement in _PG_TRIGGERS:
                 conn.execute(text(statement))
         return
-    with engine.begin() as conn:
-        SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS])
-        for statement in _SQLITE_TRIGGERS:
-            conn.execute(text(statement))
+    # several processes may start at once on one file: the loser of a CREATE race retries
+    for attempt in range(5):
+        try:
+            with engine.begin() as conn:
+                SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS])
+                for statement in _SQLITE_TRIGGERS:
+                    conn.execute(text(statement))
+            return
+        except OperationalError:
+            if attempt == 4:
+                raise
+            time.sleep(0.05 * (attempt + 1))
 
 
 @dataclass(frozen=True, slots=True)

@@ -89,7 +89,7 @@ def test_an_illegal_move_is_refused_with_the_rules_reason(client, driver, starte
     # every card of the hand that cannot be played now is illegal; find one the rules refuse
     hand = view["state"]["players"][seat]["hand"]
     unaffordable = [{"kind": "play", "card": card} for card in hand]
-    not_held = [{"kind": "play", "card": card} for card in range(102) if card not in hand]
+    not_held = [{"kind": "play", "card": card} for card in range(1, 103) if card not in hand]
     illegal = next(action for action in unaffordable + not_held if action not in legal)
     response = client.post(f"/api/v1/matches/{match_id}/actions", headers=_auth(tokens[seat]),
                            json={"action": illegal, "expected_seq": view["next_seq"],
