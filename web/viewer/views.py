@@ -8,6 +8,7 @@ from typing import Any
 
 from fairdeal.games import RulesError, get_game
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
+from fairdeal.verifier.verify import verify_bytes
 from flask import (
     Response,
     abort,
@@ -42,6 +43,11 @@ _UPLOAD_KEY = re.compile(r"u-[0-9a-f]{32}\Z")
 #: a marker for the perspective's query in the cached event list; filled in per request
 #: (escaped) — a NUL never occurs in rendered text, so nothing else can match it
 _VIEW_SLOT = "\x00view\x00"
+#: the viewer's pages load scripts, styles and images from here only; the games' SVG may use
+#: inline style attributes
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; "
+       "frame-ancestors 'self'")
 AUTOPLAY_SPEEDS = ((2000, "0.5×"), (1000, "1×"), (500, "2×"), (250, "4×"))
 
 
@@ -110,15 +116,23 @@ def _load_upload(key: str) -> LoadedMatch:
     return match  # type: ignore[no-any-return]
 
 
-def _verdict(summary_id: str) -> str:
-    """"verified", "failed" or "live" for the home list: only what was actually checked."""
-    try:
-        match = _load_stored(summary_id)
-    except HTTPException:
-        return "missing"
-    if match.live:
-        return "live"
-    return "verified" if match.report.ok else "failed"
+def _verdict(match_id: str) -> str:
+    """"verified", "failed", "live" or "missing" for the home list: only what this server
+    checked itself. A sealed bundle never changes, so its verdict is kept by match id (without
+    the snapshots, which only a match page needs)."""
+    loaded = _cache().peek(f"m-{match_id}")
+    if loaded is not None:
+        return "verified" if loaded.report.ok else "failed"
+    verdicts: MatchCache = current_app.extensions.setdefault("fairdeal.viewer.verdicts",
+                                                             MatchCache(4096))
+    verdict = verdicts.peek(match_id)
+    if verdict is None:
+        data = _ledger().bundle(match_id)
+        if data is None:
+            return "live" if _ledger().get(match_id) is not None else "missing"
+        verdict = "verified" if verify_bytes(data).ok else "failed"
+        verdicts.put(match_id, verdict)
+    return str(verdict)
 
 
 # --- the page model -----------------------------------------------------------------------
@@ -297,7 +311,8 @@ def embed(match_id: str) -> Any:
     context["embed_url"] = None
     response = Response(render_template("viewer/embed.html", **context))
     # the point of this page is to be framed elsewhere
-    response.headers["Content-Security-Policy"] = "frame-ancestors *"
+    response.headers["Content-Security-Policy"] = CSP.replace("frame-ancestors 'self'",
+                                                              "frame-ancestors *")
     return response
 
 
@@ -430,6 +445,15 @@ def upload_store(key: str) -> Any:
         return _upload_error(f"The bundle verifies, but the ledger would not store it: {e}", 409)
     _cache().put(f"m-{match_id}", load_bundle(match.bundle_bytes, f"m-{match_id}"))
     return redirect(url_for("viewer.match_page", match_id=match_id), 303)
+
+
+@bp.after_request
+def security_headers(response: Response) -> Response:
+    """Defence in depth for pages that show uploaded content: no inline script runs, ever."""
+    response.headers.setdefault("Content-Security-Policy", CSP)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    return response
 
 
 # --- errors -------------------------------------------------------------------------------

@@ -306,7 +306,7 @@ def test_watch_a_live_match(page: Any, ledger_server: tuple[str, Any]) -> None:
     _shot(page, "match-live-ledger")
     move(1)
     # the page polls the public events and refreshes itself
-    page.wait_for_function("document.querySelectorAll('#event-list li').length === 5",
+    page.wait_for_function("() => document.querySelectorAll('#event-list li').length === 5",
                            timeout=10_000)
     for index in range(2, 200):
         if ledger.bundle_bytes(match_id) is not None:
@@ -315,3 +315,20 @@ def test_watch_a_live_match(page: Any, ledger_server: tuple[str, Any]) -> None:
     page.wait_for_selector("#stepper", timeout=10_000)  # sealed: the stepper replaces it
     assert "every check passed" in page.locator("#verification").inner_text()
     assert "this server's key" in page.locator("#key-fact").inner_text()
+
+
+def test_stepping_works_without_javascript(browser: Any, server: str, long_match: Path) -> None:
+    states = _replay(long_match)
+    context = browser.new_context(java_script_enabled=False)
+    tab = context.new_page()
+    tab.goto(f"{server}/m/{long_match.stem}?step=2")
+    tab.locator("#next").click()
+    tab.wait_for_url("**step=3**")
+    assert tab.locator("#step-number").inner_text() == "3"
+    assert _towers(tab) == _expected_towers(states[3])
+    tab.locator("#event-list li[data-step='9'] a").click()
+    tab.wait_for_url("**step=9**")
+    assert _towers(tab) == _expected_towers(states[9])
+    assert not tab.locator("#play").is_visible()  # the JavaScript-only controls are hidden
+    _shot(tab, "match-no-javascript")
+    context.close()

@@ -235,3 +235,13 @@ def test_pinning_a_key_on_upload(client: Any, arcomage_bundles: Any, helpers: An
     assert "✓ every check passed" in page and "pinned to the key you gave" in page
     response = client.post("/upload", data={"pasted": data, "trusted_key": "ed25519:zz"})
     assert response.status_code == 400 and "not a public key" in response.get_data(as_text=True)
+
+
+def test_pages_forbid_inline_scripts(client: Any, arcomage_bundles: Any) -> None:
+    match_id = _id(arcomage_bundles[0])
+    page = client.get(f"/m/{match_id}")
+    assert "script-src 'self'" in page.headers["Content-Security-Policy"]
+    assert "frame-ancestors 'self'" in page.headers["Content-Security-Policy"]
+    embed = client.get(f"/embed/{match_id}")
+    assert "frame-ancestors *" in embed.headers["Content-Security-Policy"]
+    assert "<script>" not in page.get_data(as_text=True)  # only external scripts
