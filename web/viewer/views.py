@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from fairdeal.games import RulesError, get_game
+from fairdeal.games import GAME_NAMES, RulesError, get_game
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
 from fairdeal.verifier.verify import verify_bytes
 from flask import (
@@ -265,6 +265,8 @@ def home() -> Any:
             return redirect(url_for("viewer.match_page", match_id=query))
         notice = f"No match with id {query!r}."
     game = request.args.get("game") or None
+    if game not in GAME_NAMES:
+        game = None
     page = max(0, _int_arg("page", 0))
     records = ledger.matches(20, page * 20, game)
     cards = []
@@ -282,7 +284,9 @@ def home() -> Any:
                 summary.game)),
             "verdict": "live" if summary.live else _verdict(summary.match_id),
         })
+    games = [(name, game_title(name, _game_or_none(name))) for name in GAME_NAMES]
     return render_template("viewer/home.html", cards=cards, query=query, notice=notice,
+                           games=games,
                            page=page, game=game, has_more=len(records) == 20,
                            limit_mb=UPLOAD_LIMIT // (1024 * 1024))
 

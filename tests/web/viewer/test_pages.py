@@ -245,3 +245,11 @@ def test_pages_forbid_inline_scripts(client: Any, arcomage_bundles: Any) -> None
     embed = client.get(f"/embed/{match_id}")
     assert "frame-ancestors *" in embed.headers["Content-Security-Policy"]
     assert "<script>" not in page.get_data(as_text=True)  # only external scripts
+
+
+def test_home_filters_by_game(client: Any, arcomage_bundles: Any, toybattle_bundles: Any) -> None:
+    page = client.get("/?game=toybattle").get_data(as_text=True)
+    assert all(f"/m/{_id(b)}" in page for b in toybattle_bundles)
+    assert not any(f"/m/{_id(b)}" in page for b in arcomage_bundles)
+    page = client.get("/?game=<nope>").get_data(as_text=True)  # unknown: every game
+    assert all(f"/m/{_id(b)}" in page for b in arcomage_bundles + toybattle_bundles)
