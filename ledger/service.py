@@ -80,6 +80,16 @@ def _token_hash(token: str) -> str:
     return hashlib.sha256(b"fairdeal/seat-token\x00" + token.encode()).hexdigest()
 
 
+def _status(recorder: MatchRecorder) -> str:
+    """``seating`` until every seed is in, ``playing``, then ``ended`` once revealed."""
+    if recorder.events[-1]["type"] == "reveal":
+        return "ended"
+    replayer = recorder.replayer
+    if not replayer.started:
+        return "seating"
+    return "playing" if replayer.outcome is None else "ending"
+
+
 @dataclass
 class _Live:
     """A cached match: its recorder and what never changes about it."""
@@ -174,6 +184,7 @@ class Ledger:
                 for stored in newer:
                     if stored.seq == recorder.next_seq:
                         recorder.accept(stored.to_json())
+                live.status = _status(recorder)
         except (VerificationError, InvalidBundle):
             self._forget(live.match_id)
             return self._live(live.match_id)
@@ -236,12 +247,7 @@ class Ledger:
     def _match_update(self, recorder: MatchRecorder) -> dict[str, Any]:
         replayer = recorder.replayer
         last = recorder.events[-1]
-        if last["type"] == "reveal":
-            status = "ended"
-        elif replayer.started and replayer.outcome is None:
-            status = "playing"
-        else:
-            status = "seating" if not replayer.started else "ending"
+        status = _status(recorder)
         deadline = None
         if status == "playing" and replayer.turn_limit_ms is not None:
             deadline = last["ts"] + replayer.turn_limit_ms
@@ -593,6 +599,8 @@ class Ledger:
         ``prev`` of the next event, for seats that sign)."""
         live = self._fresh(match_id)
         seat = None if token is None else self._seat(live, token)
+        if live.recorder is not None:
+            live.status = _status(live.recorder)
         if live.status in ("seating", "playing"):  # nothing in the row changed but these
             match = {**self._summary(live.row), "commitment": live.row["commitment"],
                      "turn_limit_ms": live.row["turn_limit_ms"]}

@@ -27,7 +27,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, insert, select, text, update
+from sqlalchemy import (
+    Engine,
+    bindparam,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.pool import NullPool
 from sqlmodel import SQLModel
@@ -50,6 +60,15 @@ DB_FILE = "ledger.db"
 _EVENT_PREFIX = tag_prefix(Tag.EVENT)
 _EVENTS = EventRow.__table__  # type: ignore[attr-defined]
 _MATCHES = MatchRow.__table__  # type: ignore[attr-defined]
+
+# statements built once: building a statement costs more than SQLite running it
+_READ = (select(_EVENTS.c.seq, _EVENTS.c.type, _EVENTS.c.body, _EVENTS.c.hash,
+                _EVENTS.c.action_id)
+         .where(_EVENTS.c.match_id == bindparam("match_id"), _EVENTS.c.seq > bindparam("after"))
+         .order_by(_EVENTS.c.seq)
+         .limit(bindparam("limit")))
+_MATCH = select(_MATCHES).where(_MATCHES.c.id == bindparam("match_id"))
+_INSERT_EVENT = insert(_EVENTS)
 
 _SQLITE_TRIGGERS = (
     "CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events "
@@ -201,10 +220,10 @@ class EventStore:
         ]
         try:
             with self._write_lock, self.engine.begin() as conn:
-                conn.execute(insert(_EVENTS), rows)
+                conn.execute(_INSERT_EVENT, rows)
                 if match_update:
-                    conn.execute(update(_MATCHES).where(_MATCHES.c.id == match_id)
-                                 .values(**match_update))
+                    conn.execute(update(_MATCHES).where(_MATCHES.c.id == bindparam("mid")),
+                                 {"mid": match_id, **match_update})
         except IntegrityError as e:
             raise ConflictError(
                 f"match {match_id}: position {expected_seq} was taken by another writer",
@@ -213,14 +232,12 @@ class EventStore:
 
     def read(self, match_id: str, after: int = -1, limit: int | None = None) -> list[StoredEvent]:
         """The events of ``match_id`` with seq > ``after``, in order."""
-        query = (select(_EVENTS.c.seq, _EVENTS.c.type, _EVENTS.c.body, _EVENTS.c.hash,
-                        _EVENTS.c.action_id)
-                 .where(_EVENTS.c.match_id == match_id, _EVENTS.c.seq > after)
-                 .order_by(_EVENTS.c.seq))
-        if limit is not None:
-            query = query.limit(limit)
         with self.engine.connect() as conn:
-            return [StoredEvent(*row) for row in conn.execute(query)]
+            # "no limit" is LIMIT -1 to SQLite and LIMIT NULL to PostgreSQL
+            unlimited = -1 if self.dialect == "sqlite" else None
+            rows = conn.execute(_READ, {"match_id": match_id, "after": after,
+                                        "limit": unlimited if limit is None else limit})
+            return [StoredEvent(*row) for row in rows]
 
     def head_seq(self, match_id: str) -> int:
         """The highest stored seq of a match (-1 when it has none)."""
@@ -261,7 +278,7 @@ class EventStore:
     def match(self, match_id: str) -> dict[str, Any] | None:
         """The match row as a dict, or None."""
         with self.engine.connect() as conn:
-            row = conn.execute(select(_MATCHES).where(_MATCHES.c.id == match_id)).mappings().first()
+            row = conn.execute(_MATCH, {"match_id": match_id}).mappings().first()
         return None if row is None else dict(row)
 
     def update_match(self, match_id: str, values: Mapping[str, Any]) -> None:
