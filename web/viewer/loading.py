@@ -1,0 +1,105 @@
+"""Finding a match for a request: the ledger (or the viewer's own in-memory store), the LRU of
+loaded matches, the uploads held for a while, and the verdicts shown on the home list."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from fairdeal.games import RulesError, get_game
+from fairdeal.verifier.verify import verify_bytes
+from flask import abort, current_app
+
+from .matches import LoadedMatch, MatchCache, load_bundle, load_live
+from .sources import LedgerReader, MemoryLedger
+
+__all__ = ["MATCH_ID", "game_or_none", "ledger", "load_stored", "load_upload", "match_cache",
+           "uploads", "verdict"]
+
+MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
+_UPLOAD_KEY = re.compile(r"u-[0-9a-f]{32}\Z")
+
+
+def ledger() -> LedgerReader:
+    """The ledger if the app has one, else this viewer's own in-memory store."""
+    source = current_app.extensions.get("fairdeal.ledger")
+    if source is None:
+        source = current_app.extensions.setdefault("fairdeal.viewer.store", MemoryLedger())
+    return LedgerReader(source)
+
+
+def match_cache() -> MatchCache:
+    """The app's LRU of loaded matches (snapshots included), by match key."""
+    cache: MatchCache = current_app.extensions.setdefault("fairdeal.viewer.cache",
+                                                          MatchCache(64))
+    return cache
+
+
+def uploads() -> MatchCache:
+    """Uploaded bundles the user did not ask to store: held in memory for a while only."""
+    cache: MatchCache = current_app.extensions.setdefault("fairdeal.viewer.uploads",
+                                                          MatchCache(32))
+    return cache
+
+
+def game_or_none(name: str) -> Any:
+    """The registered game called ``name``, or None for a name no game has."""
+    try:
+        return get_game(name)
+    except RulesError:
+        return None
+
+
+# --- loading matches ----------------------------------------------------------------------
+
+def load_stored(match_id: str) -> LoadedMatch:
+    """A match from the ledger: sealed ones from their bundle, live ones from public events."""
+    if not MATCH_ID.match(match_id):
+        abort(404, description=f"{match_id!r} is not a match id")
+    cache = match_cache()
+    sealed = cache.peek(f"m-{match_id}")
+    if sealed is not None:
+        return sealed  # type: ignore[no-any-return]
+    reader = ledger()
+    if reader.get(match_id) is None:
+        abort(404, description=f"no match with id {match_id!r}")
+    data = reader.bundle(match_id)
+    loaded: LoadedMatch
+    if data is not None:
+        loaded = cache.get(f"m-{match_id}", lambda: load_bundle(data, f"m-{match_id}"))
+        return loaded
+    events = reader.events(match_id) or []
+    key = f"live-{match_id}-{len(events)}"
+    loaded = cache.get(key, lambda: load_live(match_id, events, key))
+    return loaded
+
+
+def load_upload(key: str) -> LoadedMatch:
+    """An upload held in memory; 404 for a malformed key, 410 once it has been dropped."""
+    if not _UPLOAD_KEY.match(key):
+        abort(404, description="no such upload")
+    match = uploads().peek(key)
+    if match is None:
+        abort(410, description="This upload is no longer held by the server (uploads that are "
+                               "not stored are kept in memory for a while only). Upload the "
+                               "file again.")
+    return match  # type: ignore[no-any-return]
+
+
+def verdict(match_id: str) -> str:
+    """"verified", "failed", "live" or "missing" for the home list: only what this server
+    checked itself. A sealed bundle never changes, so its verdict is kept by match id (without
+    the snapshots, which only a match page needs)."""
+    loaded = match_cache().peek(f"m-{match_id}")
+    if loaded is not None:
+        return "verified" if loaded.report.ok else "failed"
+    verdicts: MatchCache = current_app.extensions.setdefault("fairdeal.viewer.verdicts",
+                                                             MatchCache(4096))
+    found = verdicts.peek(match_id)
+    if found is None:
+        data = ledger().bundle(match_id)
+        if data is None:
+            return "live" if ledger().get(match_id) is not None else "missing"
+        found = "verified" if verify_bytes(data).ok else "failed"
+        verdicts.put(match_id, found)
+    return str(found)

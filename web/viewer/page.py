@@ -1,0 +1,147 @@
+"""The match page's model: the step, the perspective, the drawing, the event list and the
+verification rows, as one dict for the templates (match.html, embed.html, the fragments)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app, render_template, request, url_for
+from markupsafe import Markup, escape
+
+from .loading import ledger
+from .matches import LoadedMatch, check_rows
+from .present import (
+    badges,
+    event_rows,
+    game_title,
+    perspectives,
+    result_words,
+    seat_label,
+    state_tables,
+)
+
+__all__ = ["AUTOPLAY_SPEEDS", "int_arg", "page_context", "perspective", "step_context"]
+
+#: a marker for the perspective's query in the cached event list; filled in per request
+#: (escaped) — a NUL never occurs in rendered text, so nothing else can match it
+_VIEW_SLOT = "\x00view\x00"
+AUTOPLAY_SPEEDS = ((2000, "0.5×"), (1000, "1×"), (500, "2×"), (250, "4×"))
+
+
+def int_arg(name: str, default: int) -> int:
+    """The query argument ``name`` as an integer; ``default`` when absent or not a number."""
+    raw = request.args.get(name, "")
+    try:
+        return int(raw)
+    except ValueError:
+        return default
+
+
+def perspective(match: LoadedMatch) -> dict[str, Any]:
+    """The perspective ``?view=`` asks for, if the match offers it; else the spectator's."""
+    options = perspectives(match)
+    wanted = request.args.get("view", "all").lower()
+    for option in options:
+        if option["key"] == wanted:
+            return option
+    return options[0]
+
+
+def _base(match: LoadedMatch) -> str:
+    if match.key.startswith("u-"):
+        return url_for("viewer.upload_page", key=match.key)
+    return url_for("viewer.match_page", match_id=match.match_id)
+
+
+def _board(match: LoadedMatch, number: int, seat: int | None) -> Markup:
+    # the SVG comes from the rules package (trusted code, drawing numbers and card names it
+    # owns); everything user-supplied on the page goes through Jinja2's autoescaping
+    try:
+        return Markup(match.svg(number, seat))
+    except Exception as e:  # a drawing bug must not hide the rest of the page
+        current_app.logger.exception("render_svg failed")
+        return Markup("<p class='muted'>This game's drawing failed: {}</p>").format(
+            type(e).__name__)
+
+
+def step_context(match: LoadedMatch, number: int, option: dict[str, Any]) -> dict[str, Any]:
+    """What changes from step to step: the drawing, the caption, who acted, the counter."""
+    step = match.step(number)
+    genesis = match.genesis or {}
+    seats = genesis.get("seats", [])
+    if step is None:
+        return {"step": None, "number": 0, "last": -1, "board": Markup(""), "caption": "",
+                "actor": ""}
+    return {
+        "step": step,
+        "number": step.number,
+        "last": match.last_step,
+        "board": _board(match, step.number, option["seat"]),
+        "caption": step.caption,
+        "actor": seat_label(match.game, seats, step.seat) if step.seat is not None else "",
+    }
+
+
+def _events_html(match: LoadedMatch, base: str, view_query: str, number: int) -> Markup:
+    """The event list, rendered once per match; the perspective and the current row are
+    filled in by string edits, so a step page does not re-render hundreds of rows."""
+    key = ("events", base)
+    html = match.html_cache.get(key)
+    if html is None:
+        html = render_template("viewer/_event_rows.html", rows=event_rows(match), match=match,
+                               base=base, view_query=_VIEW_SLOT)
+        match.html_cache[key] = html
+    html = html.replace(_VIEW_SLOT, str(escape(view_query)))
+    if match.step(number) is not None:
+        html = html.replace(f'<li data-step="{number}" class="event ',
+                            f'<li data-step="{number}" aria-current="step" '
+                            'class="event is-current ', 1)
+    return Markup(html)
+
+
+def page_context(match: LoadedMatch) -> dict[str, Any]:
+    """Everything match.html and embed.html show, for the step and perspective asked for."""
+    genesis = match.genesis or {}
+    seats = genesis.get("seats", [])
+    option = perspective(match)
+    number = int_arg("step", match.last_step if match.live else 0)
+    context = step_context(match, number, option)
+    facts = match.report.facts
+    result = facts.get("result") if not match.live else None
+    title = " vs ".join(seat.get("name", "?") for seat in seats) or "Uploaded file"
+    base = _base(match)
+    view_query = "" if option["key"] == "all" else f"&view={option['key']}"
+    public_state = None
+    if match.live and match.match_id:
+        spectator = ledger().spectator(match.match_id) or {}
+        public_state = state_tables(spectator.get("state"))
+    key_id = match.report.facts.get("key_id")
+    return {
+        "match": match,
+        # only a sealed match's signature says whose key it is; a live one merely names a key
+        "own_key": not match.live and bool(key_id) and key_id in ledger().server_key_ids(),
+        "public_state": public_state,
+        "base": base,
+        "is_upload": match.key.startswith("u-"),
+        "title": title,
+        "game_title": game_title(genesis.get("game"), match.game),
+        "badges": badges(genesis.get("game"), genesis.get("params"), genesis.get("turn_limit_ms")),
+        "seats": [{"label": seat_label(match.game, seats, index), "name": seat.get("name")}
+                  for index, seat in enumerate(seats)],
+        "result": result_words(result, seats, match.game) if result else (
+            "in play" if match.live else ""),
+        "events_html": _events_html(match, base, view_query, context["number"]),
+        "checks": check_rows(match),
+        "perspectives": perspectives(match),
+        "perspective": option,
+        "view_query": view_query,
+        "speeds": AUTOPLAY_SPEEDS,
+        "bundle_url": f"{base}/bundle.json" if match.bundle_bytes is not None else None,
+        "embed_url": None if match.key.startswith("u-") else request.url_root.rstrip("/") + url_for(
+            "viewer.embed", match_id=match.match_id) + f"?step={context['number']}",
+        "file_name": f"{match.match_id or 'bundle'}.json",
+        "share_url": request.url_root.rstrip("/") + (
+            url_for("viewer.match_page", match_id=match.match_id) if not match.key.startswith(
+                "u-") else base) + f"?step={context['number']}",
+        **context,
+    }
