@@ -137,7 +137,7 @@ def _free_port() -> int:
 
 
 def bench_api(backend: str, matches: int, moves: int, pg_url: str | None,
-              workers: int) -> tuple[float, float]:
+              workers: int, threads: int = 8) -> tuple[float, float]:
     """Returns (moves/s, requests/s) of bots through gunicorn."""
     folder = Path(tempfile.mkdtemp(prefix="fairdeal-api-"))
     schema = None
@@ -154,10 +154,12 @@ def bench_api(backend: str, matches: int, moves: int, pg_url: str | None,
     load_or_create_server_key(folder)
     port = _free_port()
     gunicorn = str(Path(sys.executable).parent / "gunicorn")
-    process = subprocess.Popen(
-        [gunicorn, "-w", str(workers), "--threads", "8", "-b", f"127.0.0.1:{port}",
-         "--log-level", "warning", "fairdeal.web.app:create_app()"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log_path = Path(tempfile.mkdtemp(prefix="fairdeal-gunicorn-")) / "gunicorn.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [gunicorn, "-w", str(workers), "--threads", str(threads), "-b",
+             f"127.0.0.1:{port}", "--log-level", "warning", "fairdeal.web.app:create_app()"],
+            env=env, stdout=log, stderr=log)
     try:
         client = ApiClient(f"http://127.0.0.1:{port}", timeout=2)
         for _ in range(200):
@@ -183,6 +185,9 @@ def bench_api(backend: str, matches: int, moves: int, pg_url: str | None,
         # per move: one POST and one or two GETs; per match: create, 2 seeds, 2 final GETs
         requests = stats.moves * 2.5 + stats.matches * 5 + requests_before
         return stats.moves / elapsed, requests / elapsed
+    except BaseException:
+        print(log_path.read_text()[-3000:], file=sys.stderr)
+        raise
     finally:
         process.terminate()
         process.wait(timeout=10)

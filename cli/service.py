@@ -161,8 +161,12 @@ def keys_show(obj: Context) -> None:
 def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
          turn_limit: int, signed: bool) -> None:
     """Bots play live matches against a running server through the API."""
-    from fairdeal.ledger.client import ApiError, play_matches
+    from fairdeal.ledger.client import ApiClient, ApiError, play_matches
 
+    try:
+        ApiClient(server)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--server") from None
     try:
         for item in play_matches(server, game.lower(), count, concurrency=concurrency,
                                  seed=seed, turn_limit_ms=turn_limit * 1000, signed=signed):

@@ -1,4 +1,4 @@
-"""A small client of the /api/v1 JSON API over ``urllib`` (no dependency), and bots that play
+"""A small client of the /api/v1 JSON API over the standard library (no dependency), and bots that play
 live matches through it — ``fairdeal play``: the demo data and a load generator in one.
 
 The bots see only what a seat sees (its view and its ``legal_actions``) and choose uniformly
@@ -14,8 +14,8 @@ import random
 import secrets
 import threading
 import time
-import urllib.error
-import urllib.request
+import http.client
+import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,26 +38,66 @@ class ApiError(Exception):
 
 
 class ApiClient:
-    """``ApiClient("http://127.0.0.1:5000").call("GET", "/matches/ID")``."""
+    """``ApiClient("http://127.0.0.1:5000").call("GET", "/matches/ID")``.
+
+    Each thread keeps one HTTP/1.1 connection alive (``http.client``, the layer under
+    ``urllib``), so a stream of moves does not pay a TCP handshake per request.
+    """
 
     def __init__(self, base_url: str, timeout: float = 30.0) -> None:
         base = base_url.rstrip("/")
         self.base = base if base.endswith("/api/v1") else base + "/api/v1"
+        parts = urllib.parse.urlsplit(self.base)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"not an http(s) URL: {base_url!r}")
+        self._scheme = parts.scheme
+        self._netloc = parts.netloc
+        self._prefix = parts.path
         self.timeout = timeout
+        self._local = threading.local()
+
+    def _connection(self) -> tuple[http.client.HTTPConnection, bool]:
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            return connection, True
+        cls = (http.client.HTTPSConnection if self._scheme == "https"
+               else http.client.HTTPConnection)
+        connection = cls(self._netloc, timeout=self.timeout)
+        self._local.connection = connection
+        return connection, False
+
+    def _drop(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            connection.close()
+            self._local.connection = None
 
     def raw(self, method: str, path: str, data: bytes | None = None,
             token: str | None = None) -> tuple[int, bytes]:
-        """Status and body bytes; network failures raise OSError (URLError)."""
-        request = urllib.request.Request(self.base + path, data=data, method=method)
+        """Status and body bytes; network failures raise OSError."""
+        headers = {"Accept": "application/json"}
         if data is not None:
-            request.add_header("Content-Type", "application/json")
+            headers["Content-Type"] = "application/json"
         if token is not None:
-            request.add_header("Authorization", f"Bearer {token}")
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return response.status, response.read()
-        except urllib.error.HTTPError as e:
-            return e.code, e.read()
+            headers["Authorization"] = f"Bearer {token}"
+        for attempt in range(2):
+            connection, reused = self._connection()
+            try:
+                connection.request(method, self._prefix + path, body=data, headers=headers)
+                response = connection.getresponse()
+                body = response.read()
+            except (OSError, http.client.HTTPException) as e:
+                self._drop()
+                # a kept-alive connection the server closed meanwhile: one fresh try
+                if reused and attempt == 0 and isinstance(
+                        e, (http.client.RemoteDisconnected, BrokenPipeError,
+                            ConnectionResetError)):
+                    continue
+                raise ConnectionError(f"{method} {self.base}{path}: {e}") from e
+            if response.will_close:
+                self._drop()
+            return response.status, body
+        raise AssertionError("unreachable")
 
     def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
         """The JSON answer; ApiError for an error status."""
@@ -187,7 +227,7 @@ def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
                 done.append(play_match(client, game, rng=random.Random(match_seed),
                                        turn_limit_ms=turn_limit_ms, signed=signed,
                                        stats=stats))
-            except BaseException as e:  # surfaced to the caller below
+            except BaseException as e:  # noqa: BLE001  surfaced to the caller below
                 errors.append(e)
                 return
 

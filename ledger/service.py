@@ -282,7 +282,8 @@ class Ledger:
                 seat = recorder.game.current_seat(recorder.state)
                 try:
                     self._write(live, recorder.next_seq,
-                                lambda rec: rec.append("timeout", deadline, seat=seat))
+                                lambda rec, ts=deadline, seat=seat: rec.append(
+                                    "timeout", ts, seat=seat))
                 except ConflictError:
                     pass  # another worker wrote it (or a move landed in time): catch up
                 written += 1
@@ -313,7 +314,7 @@ class Ledger:
             while not self._stop.wait(interval):
                 try:
                     self.sweep()
-                except Exception as e:  # keep sweeping; never log event bodies or seeds
+                except Exception as e:  # noqa: BLE001  keep sweeping; never log bodies or seeds
                     log.warning("sweeper: %s", type(e).__name__)
 
         self._sweeper = threading.Thread(target=loop, name="fairdeal-sweeper", daemon=True)

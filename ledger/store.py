@@ -39,7 +39,6 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlalchemy.pool import NullPool
 from sqlmodel import SQLModel
 
 from fairdeal.verifier.canonical import canonical_bytes
@@ -71,19 +70,19 @@ _MATCH = select(_MATCHES).where(_MATCHES.c.id == bindparam("match_id"))
 _INSERT_EVENT = insert(_EVENTS)
 
 _SQLITE_TRIGGERS = (
-    "CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events "
-    "BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE refused'); END",
-    "CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events "
-    "BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE refused'); END",
+    ("CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events "
+     "BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE refused'); END"),
+    ("CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events "
+     "BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE refused'); END"),
 )
 _PG_TRIGGERS = (
-    "CREATE OR REPLACE FUNCTION fairdeal_events_append_only() RETURNS trigger "
-    "LANGUAGE plpgsql AS $$ BEGIN "
-    "RAISE EXCEPTION 'events are append-only: % refused', TG_OP; END $$",
-    "CREATE OR REPLACE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events "
-    "FOR EACH ROW EXECUTE FUNCTION fairdeal_events_append_only()",
-    "CREATE OR REPLACE TRIGGER events_no_truncate BEFORE TRUNCATE ON events "
-    "FOR EACH STATEMENT EXECUTE FUNCTION fairdeal_events_append_only()",
+    ("CREATE OR REPLACE FUNCTION fairdeal_events_append_only() RETURNS trigger "
+     "LANGUAGE plpgsql AS $$ BEGIN "
+     "RAISE EXCEPTION 'events are append-only: % refused', TG_OP; END $$"),
+    ("CREATE OR REPLACE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events "
+     "FOR EACH ROW EXECUTE FUNCTION fairdeal_events_append_only()"),
+    ("CREATE OR REPLACE TRIGGER events_no_truncate BEFORE TRUNCATE ON events "
+     "FOR EACH STATEMENT EXECUTE FUNCTION fairdeal_events_append_only()"),
 )
 
 

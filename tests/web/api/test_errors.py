@@ -29,14 +29,14 @@ def _error(response, status: int, code: str) -> str:
 
 
 def test_tokens_missing_wrong_or_malformed(client, driver, started) -> None:
-    match_id, tokens, seat = started
+    match_id, _, _ = started
     url = f"/api/v1/matches/{match_id}/actions"
     body = {"action": {"kind": "play", "card": 0}, "expected_seq": 3, "action_id": "x"}
     _error(client.post(url, json=body), 401, "unauthorized")
     _error(client.post(url, json=body, headers={"Authorization": "Basic abc"}), 401,
            "bad-authorization")
     _error(client.post(url, json=body, headers=_auth("not-a-token")), 403, "forbidden")
-    other_id, other_tokens = driver.create("arcomage")
+    _, other_tokens = driver.create("arcomage")
     _error(client.post(url, json=body, headers=_auth(other_tokens[0])), 403, "forbidden")
     # a wrong token never degrades to a spectator view
     _error(client.get(f"/api/v1/matches/{match_id}", headers=_auth("nope")), 403, "forbidden")
@@ -50,8 +50,9 @@ def test_bad_bodies_get_400_with_a_code(client, started) -> None:
     match_id, tokens, seat = started
     url = f"/api/v1/matches/{match_id}/actions"
     headers = _auth(tokens[seat])
-    post = lambda data: client.post(url, data=data, headers=headers,  # noqa: E731
-                                    content_type="application/json")
+    def post(data: bytes):
+        return client.post(url, data=data, headers=headers, content_type="application/json")
+
     _error(post(b""), 400, "missing-body")
     _error(post(b"{not json"), 400, "invalid-json")
     _error(post(b"[1, 2]"), 400, "invalid-json")
@@ -135,7 +136,7 @@ def test_stale_positions_conflict_and_retries_are_idempotent(client, driver, sta
 
 
 def test_seeds_after_the_deal_and_bundles_before_the_end(client, driver, started) -> None:
-    match_id, tokens, seat = started
+    match_id, tokens, _ = started
     _error(client.post(f"/api/v1/matches/{match_id}/seed", headers=_auth(tokens[0]),
                        json={"client_seed": "ab" * 32}), 422, "out-of-phase")
     _error(client.post(f"/api/v1/matches/{match_id}/seed", headers=_auth(tokens[0]),
@@ -153,7 +154,7 @@ def test_seeds_after_the_deal_and_bundles_before_the_end(client, driver, started
 
 
 def test_resign_ends_reveals_and_seals(client, driver, started) -> None:
-    match_id, tokens, seat = started
+    match_id, tokens, _ = started
     response = client.post(f"/api/v1/matches/{match_id}/resign", headers=_auth(tokens[0]))
     assert response.status_code == 201
     again = client.post(f"/api/v1/matches/{match_id}/resign", headers=_auth(tokens[0]))

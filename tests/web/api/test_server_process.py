@@ -127,7 +127,7 @@ def test_killed_mid_stream_and_restarted_loses_no_acknowledged_move(server: Serv
     subprocess.run([FAIRDEAL, "--data-dir", str(tmp_path), "export", match_id, "-o",
                     str(bundle_path)], check=True, capture_output=True)
     verified = subprocess.run([FAIRDEAL, "verify", "--trusted-key", key, str(bundle_path)],
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, check=False)
     assert verified.returncode == 0, verified.stdout + verified.stderr
     events = json.loads(bundle_path.read_text())["events"]
     stored = [event["action_id"] for event in events if event["type"] == "move"]
