@@ -8,6 +8,7 @@ from typing import Any
 from flask import current_app, render_template, request, url_for
 from markupsafe import Markup, escape
 
+from .live_draw import towers_svg
 from .loading import ledger
 from .matches import LoadedMatch, check_rows
 from .present import (
@@ -112,15 +113,20 @@ def page_context(match: LoadedMatch) -> dict[str, Any]:
     base = _base(match)
     view_query = "" if option["key"] == "all" else f"&view={option['key']}"
     public_state = None
+    live_board = None
     if match.live and match.match_id:
         spectator = ledger().spectator(match.match_id) or {}
         public_state = state_tables(spectator.get("state"))
+        names = [str(seat.get("name", "?")) for seat in seats]
+        drawing = towers_svg(spectator.get("state"), names)
+        live_board = Markup(drawing) if drawing else None
     key_id = match.report.facts.get("key_id")
     return {
         "match": match,
         # only a sealed match's signature says whose key it is; a live one merely names a key
         "own_key": not match.live and bool(key_id) and key_id in ledger().server_key_ids(),
         "public_state": public_state,
+        "live_board": live_board,
         "base": base,
         "is_upload": match.key.startswith("u-"),
         "title": title,

@@ -302,6 +302,7 @@ def test_watch_a_live_match(page: Any, ledger_server: tuple[str, Any]) -> None:
     assert "not yet verifiable" in page.locator("#verification").inner_text()
     assert page.locator("#event-list li").count() == 4
     assert page.locator("#public-state table").count() == 1
+    assert len(_towers(page)) == 2  # the castles drawn from the public view
     assert "this server's key" not in page.locator("#key-fact").inner_text()  # nothing signed
     _shot(page, "match-live-ledger")
     move(1)
