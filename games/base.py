@@ -174,8 +174,11 @@ class Game(Protocol):
         """One line for people about ``action`` taken in ``state``."""
         ...
 
-    def render_svg(self, state: Any, seat: int | None = None) -> str:
-        """The state drawn as an SVG string, from ``seat``'s perspective (None: all shown)."""
+    def render_svg(self, state: Any, seat: int | None = None, *,
+                   spectator: bool = False) -> str:
+        """The state drawn as an SVG string from ``seat``'s perspective: that seat's own hidden
+        information only. ``seat=None`` shows everything (after the reveal), unless
+        ``spectator`` is set: then only public information, as during play."""
         ...
 
 

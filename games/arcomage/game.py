@@ -145,9 +145,10 @@ class ArcomageGame:
             return f"{seat} discards {label} for {CARD_BY_ID[state.last[2]].name}"
         return f"{seat} discards {label}"
 
-    def render_svg(self, state: ArcomageState, seat: int | None = None) -> str:
+    def render_svg(self, state: ArcomageState, seat: int | None = None, *,
+                   spectator: bool = False) -> str:
         """The state as a standalone SVG (see render.render_svg)."""
-        return render_svg(state, seat)
+        return render_svg(state, seat, spectator=spectator)
 
     def __repr__(self) -> str:
         return f"<Game {self.name} {self.rules_version}>"

@@ -146,8 +146,9 @@ def _hand(state: ArcomageState, seat: int, shown: bool, y: float) -> list[str]:
     return parts
 
 
-def render_svg(state: ArcomageState, seat: int | None = None) -> str:
-    """The state as SVG text; ``seat`` is whose eyes (None: everything is shown)."""
+def render_svg(state: ArcomageState, seat: int | None = None, *, spectator: bool = False) -> str:
+    """The state as SVG text; ``seat`` is whose eyes (None: everything is shown, unless
+    ``spectator`` is set: then no hand is shown, as a spectator sees a match in play)."""
     field = state.battlefield
     tallest = max(field.victory_tower, *state.stats[0:2], *state.stats[8:10])
     scale = (_GROUND - _SKY) / tallest if tallest else 1.0
@@ -173,7 +174,7 @@ def render_svg(state: ArcomageState, seat: int | None = None) -> str:
         parts.extend(_economy(state, shown_seat))
     parts.extend(_middle(state))
     for hand_seat in (0, 1):
-        shown = seat is None or seat == hand_seat
+        shown = not spectator and (seat is None or seat == hand_seat)
         parts.extend(_hand(state, hand_seat, shown, _GROUND + 148 + 78 * hand_seat))
     parts.append("</svg>")
     return "\n".join(parts)

@@ -197,11 +197,13 @@ class ToyBattle:
         """One line for people about ``action`` taken in ``state``."""
         return describe_action(state, action)
 
-    def render_svg(self, state: State, seat: int | None = None) -> str:
-        """The state as a standalone SVG from ``seat``'s perspective (None: everything)."""
+    def render_svg(self, state: State, seat: int | None = None, *,
+                   spectator: bool = False) -> str:
+        """The state as a standalone SVG from ``seat``'s perspective (None: everything, or
+        with ``spectator`` only what is public)."""
         from .render import board_svg
 
-        return board_svg(state, seat)
+        return board_svg(state, seat, spectator=spectator)
 
 
 def _check(work: Work, action: Action) -> None:
