@@ -468,8 +468,11 @@ class Ledger:
             with live.lock:
                 recorder = self._writable(live)
                 if expected_seq != recorder.next_seq:
-                    live = self._catch_up(live)
-                    recorder = self._writable(live)
+                    caught_up = self._catch_up(live)
+                    if caught_up is not live:  # reloaded: its lock is not the one we hold
+                        raise ConflictError(
+                            f"match {match_id} was reloaded; fetch the match and retry",
+                            next_seq=caught_up.recorder.next_seq if caught_up.recorder else None)
                 if expected_seq != recorder.next_seq:
                     raise ConflictError(
                         f"match {match_id}: expected_seq {expected_seq} is not the next "
