@@ -100,6 +100,8 @@ class _Live:
     status: str
     #: the match row as loaded: what never changes (game, params, seats, commitment, ...)
     row: dict[str, Any] = field(default_factory=dict)
+    #: dropped from the cache (a write through it failed): reload before using it
+    stale: bool = False
     lock: threading.RLock = field(default_factory=threading.RLock)
 
 
@@ -167,12 +169,23 @@ class Ledger:
             recorder = MatchRecorder.resume(events, bytes.fromhex(row["server_seed"]))
         return _Live(match_id, recorder, json.loads(row["token_hashes"]), row["status"], row)
 
-    def _forget(self, match_id: str) -> None:
+    def _forget(self, match_id: str, live: _Live | None = None) -> None:
+        """Drop a cached match; threads still holding it see ``stale`` and reload."""
         with self._cache_lock:
-            self._cache.pop(match_id, None)
+            dropped = self._cache.pop(match_id, None)
+        for entry in (dropped, live):
+            if entry is not None:
+                entry.stale = True
+
+    def _usable(self, live: _Live) -> None:
+        """Call with ``live.lock`` held: refuse a recorder another thread found broken."""
+        if live.stale:
+            raise ConflictError(f"match {live.match_id} changed meanwhile; fetch it and retry")
 
     def _catch_up(self, live: _Live) -> _Live:
         """Feed the cached recorder whatever other writers stored since; reload if it fails."""
+        if live.stale:
+            live = self._live(live.match_id)
         recorder = live.recorder
         if recorder is None:
             return live
@@ -181,12 +194,14 @@ class Ledger:
             return live
         try:
             with live.lock:
+                if live.stale:
+                    return self._catch_up(live)
                 for stored in newer:
                     if stored.seq == recorder.next_seq:
                         recorder.accept(stored.to_json())
                 live.status = _status(recorder)
         except (VerificationError, InvalidBundle):
-            self._forget(live.match_id)
+            self._forget(live.match_id, live)
             return self._live(live.match_id)
         return live
 
@@ -202,6 +217,7 @@ class Ledger:
                build: Callable[[MatchRecorder], None]) -> list[dict[str, Any]]:
         """Let ``build`` add events to the recorder at ``expected_seq``; seal the match if it
         ended; store everything in one transaction. Any failure forgets the cached recorder."""
+        self._usable(live)
         recorder = self._writable(live)
         if recorder.next_seq != expected_seq:
             raise ConflictError(
@@ -221,24 +237,25 @@ class Ledger:
             stored = [StoredEvent.of(event) for event in new]
             self.store.append(live.match_id, expected_seq, stored, update)
         except VerificationError as e:
-            self._forget(live.match_id)
+            self._forget(live.match_id, live)
             raise Refused(e.reason, code=_CHECK_CODES.get(e.check, "refused")) from None
         except (InvalidBundle, CanonicalError) as e:
-            self._forget(live.match_id)
+            self._forget(live.match_id, live)
             raise BadRequest(str(e), code="invalid-event") from None
         except ConflictError as e:
-            self._forget(live.match_id)
+            self._forget(live.match_id, live)
             fresh = self._catch_up(self._live(live.match_id))
             next_seq = fresh.recorder.next_seq if fresh.recorder else None
             raise ConflictError(e.message + "; fetch the match and retry",
                                 next_seq=next_seq) from e
         except BaseException:
-            self._forget(live.match_id)
+            self._forget(live.match_id, live)
             raise
         live.status = update["status"]
         return new
 
     def _writable(self, live: _Live) -> MatchRecorder:
+        self._usable(live)
         if live.recorder is None:
             raise Refused(f"match {live.match_id} was imported: it is read-only",
                           code="read-only")
@@ -273,6 +290,8 @@ class Ledger:
         written = 0
         for _ in range(1_000):
             with live.lock:
+                if live.stale:
+                    return written
                 replayer = recorder.replayer
                 if not replayer.started or replayer.outcome is not None or replayer.ended:
                     return written
@@ -603,20 +622,22 @@ class Ledger:
         ``prev`` of the next event, for seats that sign)."""
         live = self._fresh(match_id)
         seat = None if token is None else self._seat(live, token)
-        if live.recorder is not None:
-            live.status = _status(live.recorder)
-        if live.status in ("seating", "playing"):  # nothing in the row changed but these
-            match = {**self._summary(live.row), "commitment": live.row["commitment"],
-                     "turn_limit_ms": live.row["turn_limit_ms"]}
-            match["events"] = live.recorder.next_seq if live.recorder else match["events"]
-        else:
-            match = self.get_match(match_id)
         recorder = live.recorder
         if recorder is None:  # imported: everything is public after the reveal
+            match = self.get_match(match_id)
             match.update(next_seq=match["events"], head=None, seat=seat, current_seat=None,
                          state=None, legal_actions=[])
             return match
         with live.lock:
+            if live.stale:  # a failed write elsewhere dropped it: read again
+                return self.view(match_id, token)
+            live.status = _status(recorder)
+            if live.status in ("seating", "playing"):  # nothing else in the row changed
+                match = {**self._summary(live.row), "commitment": live.row["commitment"],
+                         "turn_limit_ms": live.row["turn_limit_ms"],
+                         "events": recorder.next_seq}
+            else:
+                match = self.get_match(match_id)
             replayer = recorder.replayer
             game = recorder.game
             state = recorder.state
