@@ -137,3 +137,50 @@ def test_killed_mid_stream_and_restarted_loses_no_acknowledged_move(server: Serv
     listed = subprocess.run([FAIRDEAL, "--data-dir", str(tmp_path), "matches"],
                             capture_output=True, text=True, check=True).stdout
     assert match_id in listed and "verified" in listed
+
+
+def test_two_gunicorn_workers_share_one_sqlite_file(tmp_path: Path) -> None:
+    """Stateless workers: matches played through two gunicorn processes (each with its own
+    cache and sweeper) on one database all seal and verify."""
+    gunicorn = Path(sys.executable).parent / "gunicorn"
+    if not gunicorn.exists():
+        pytest.skip("gunicorn is not installed (pip install fairdeal[server])")
+    from fairdeal.ledger.client import play_matches
+
+    port = _free_port()
+    env = {name: value for name, value in os.environ.items()
+           if name not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}
+    env["FAIRDEAL_DATA_DIR"] = str(tmp_path)
+    subprocess.run([FAIRDEAL, "--data-dir", str(tmp_path), "keys", "show"], check=True,
+                   capture_output=True)
+    log = (tmp_path / "gunicorn.log").open("wb")
+    process = subprocess.Popen([str(gunicorn), "-w", "2", "--threads", "4", "-b",
+                                f"127.0.0.1:{port}", "fairdeal.web.app:create_app()"],
+                               env=env, stdout=log, stderr=log)
+    try:
+        client = ApiClient(f"http://127.0.0.1:{port}", timeout=5)
+        for _ in range(200):
+            try:
+                client.call("GET", "/keys")
+                break
+            except OSError:
+                time.sleep(0.05)
+        results = [item for item in play_matches(f"http://127.0.0.1:{port}", "arcomage", 6,
+                                                 concurrency=3, seed=2, signed=True)
+                   if "stats" not in item]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        log.close()
+    assert len(results) == 6
+    key = subprocess.run([FAIRDEAL, "--data-dir", str(tmp_path), "keys", "show"],
+                         capture_output=True, text=True, check=True).stdout.splitlines()[-1]
+    for result in results:
+        path = tmp_path / f"{result['id']}.json"
+        subprocess.run([FAIRDEAL, "--data-dir", str(tmp_path), "export", result["id"], "-o",
+                        str(path)], check=True, capture_output=True)
+        verified = subprocess.run([FAIRDEAL, "verify", "--trusted-key", key, str(path)],
+                                  capture_output=True, text=True, check=False)
+        assert verified.returncode == 0, verified.stdout
+        moves = [e for e in json.loads(path.read_text())["events"] if e["type"] == "move"]
+        assert len(moves) == result["moves"] and all("sig" in move for move in moves)
