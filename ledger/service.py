@@ -299,10 +299,11 @@ class Ledger:
                 if self.clock() < deadline:
                     return written
                 seat = recorder.game.current_seat(recorder.state)
+                def build(rec: MatchRecorder, ts: int = deadline, seat: int | None = seat) -> None:
+                    rec.append("timeout", ts, seat=seat)
+
                 try:
-                    self._write(live, recorder.next_seq,
-                                lambda rec, ts=deadline, seat=seat: rec.append(
-                                    "timeout", ts, seat=seat))
+                    self._write(live, recorder.next_seq, build)
                 except ConflictError:
                     pass  # another worker wrote it (or a move landed in time): catch up
                 written += 1

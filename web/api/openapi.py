@@ -30,7 +30,7 @@ def _body(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
 
 
 _MATCH_ID = {"name": "match_id", "in": "path", "required": True, "schema": {"type": "string"}}
-_SEAT = [{"bearerAuth": []}]
+_SEAT: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 _PLAYED = _json({"type": "object", "properties": {
     "event": _EVENT, "replayed": {"type": "boolean"}, "next_seq": {"type": "integer"}}},
     "The recorded event (replayed: a retry of an action_id already recorded)")
