@@ -67,7 +67,6 @@ _READ = (select(_EVENTS.c.seq, _EVENTS.c.type, _EVENTS.c.body, _EVENTS.c.hash,
          .order_by(_EVENTS.c.seq)
          .limit(bindparam("limit")))
 _MATCH = select(_MATCHES).where(_MATCHES.c.id == bindparam("match_id"))
-_INSERT_EVENT = insert(_EVENTS)
 
 _SQLITE_TRIGGERS = (
     ("CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events "
@@ -189,6 +188,9 @@ class EventStore:
         # SQLite's busy handler, which sleeps in steps of up to 100 ms
         self._write_lock: threading.Lock | contextlib.nullcontext[None] = (
             threading.Lock() if engine.dialect.name == "sqlite" else contextlib.nullcontext())
+        self._mark = "?" if engine.dialect.paramstyle == "qmark" else "%s"
+        self._insert_sql = ("INSERT INTO events (match_id, seq, type, body, hash, action_id) "
+                            f"VALUES ({', '.join([self._mark] * 6)})")
 
     @property
     def dialect(self) -> str:
@@ -212,22 +214,45 @@ class EventStore:
         for offset, stored in enumerate(events):
             if stored.seq != expected_seq + offset:
                 raise ValueError(f"event {stored.seq} is not at position {expected_seq + offset}")
-        rows = [
-            {"match_id": match_id, "seq": stored.seq, "type": stored.type, "body": stored.body,
-             "hash": stored.hash, "action_id": stored.action_id}
-            for stored in events
-        ]
-        try:
-            with self._write_lock, self.engine.begin() as conn:
-                conn.execute(_INSERT_EVENT, rows)
-                if match_update:
-                    conn.execute(update(_MATCHES).where(_MATCHES.c.id == bindparam("mid")),
-                                 {"mid": match_id, **match_update})
-        except IntegrityError as e:
-            raise ConflictError(
-                f"match {match_id}: position {expected_seq} was taken by another writer",
-                next_seq=None,
-            ) from e
+        rows = [(match_id, stored.seq, stored.type, stored.body, stored.hash, stored.action_id)
+                for stored in events]
+        update_sql = None
+        values: list[Any] = []
+        if match_update:
+            columns = sorted(match_update)
+            unknown = set(columns) - set(_MATCHES.c.keys())
+            if unknown:
+                raise ValueError(f"no column {sorted(unknown)[0]!r} in matches")
+            mark = self._mark
+            update_sql = (f"UPDATE matches SET {', '.join(f'{c} = {mark}' for c in columns)} "
+                          f"WHERE id = {mark}")
+            values = [match_update[c] for c in columns] + [match_id]
+        # the hot path talks to the driver directly: building SQLAlchemy statements costs more
+        # than SQLite takes to run them
+        dbapi = self.engine.dialect.dbapi
+        assert dbapi is not None
+        with self._write_lock:
+            connection = self.engine.raw_connection()
+            try:
+                cursor = connection.cursor()
+                try:
+                    cursor.executemany(self._insert_sql, rows)
+                    if update_sql is not None:
+                        cursor.execute(update_sql, values)
+                    connection.commit()
+                except dbapi.IntegrityError as e:
+                    connection.rollback()
+                    raise ConflictError(
+                        f"match {match_id}: position {expected_seq} was taken by another writer",
+                        next_seq=None,
+                    ) from e
+                except BaseException:
+                    connection.rollback()
+                    raise
+                finally:
+                    cursor.close()
+            finally:
+                connection.close()
 
     def read(self, match_id: str, after: int = -1, limit: int | None = None) -> list[StoredEvent]:
         """The events of ``match_id`` with seq > ``after``, in order."""
