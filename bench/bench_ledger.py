@@ -6,8 +6,9 @@ storing one event per transaction, measured in the same run for comparison.
     .venv/bin/python bench/bench_ledger.py [--postgres URL] [--moves 2000] [--skip-api]
 
 Not a test: it prints a table. "in-process" counts ``Ledger.play`` calls (each one: the rules
-check through MatchRecorder, canonical JSON, the event hash, one INSERT + UPDATE transaction);
-the clock runs only inside ``play``. "API" counts acknowledged moves per wall-clock second of
+check through MatchRecorder, canonical JSON, the event hash, one INSERT + UPDATE transaction),
+per second spent inside ``play`` and per wall-clock second (with the spectator and seat views a
+bot reads before each move). "API" counts acknowledged moves per wall-clock second of
 bots playing whole matches through HTTP (each move is one or two GETs and one POST).
 """
 
@@ -33,6 +34,7 @@ from sqlalchemy import create_engine, text
 from fairdeal.ledger.client import ApiClient, play_matches
 from fairdeal.ledger.keys import load_or_create_server_key
 from fairdeal.ledger.service import Ledger
+from fairdeal.ledger import store
 from fairdeal.ledger.store import EventStore, open_engine
 
 GAME = "arcomage"
@@ -82,7 +84,8 @@ def _play_in_process(ledger: Ledger, moves_wanted: int, rng: random.Random,
     return moves
 
 
-def bench_in_process(backend: str, matches: int, moves: int, pg_url: str | None) -> float:
+def bench_in_process(backend: str, matches: int, moves: int,
+                     pg_url: str | None) -> tuple[float, float]:
     folder = Path(tempfile.mkdtemp(prefix="fairdeal-bench-"))
     ledger, close = _ledger(backend, folder, pg_url)
     try:
@@ -98,10 +101,9 @@ def bench_in_process(backend: str, matches: int, moves: int, pg_url: str | None)
             thread.join()
         wall = time.perf_counter() - wall
         total = sum(len(times) for times in spent)
-        if matches == 1:
-            return total / sum(spent[0])
-        # concurrent: moves per wall-clock second, views included (they run in between)
-        return total / wall
+        # moves per second of time spent inside play (summed over threads), and per wall-clock
+        # second with the two views each move needs included
+        return total / sum(sum(times) for times in spent), total / wall
     finally:
         close()
         shutil.rmtree(folder, ignore_errors=True)
@@ -211,12 +213,21 @@ def main() -> None:
     backends = ["sqlite"] + (["postgresql"] if args.postgres else [])
     rows: list[tuple[str, str, str, str]] = []
     es = bench_eventsourcing(args.moves)
-    rows.append(("eventsourcing SQLiteAggregateRecorder", "sqlite", "1",
+    rows.append(("eventsourcing SQLiteAggregateRecorder (WAL, FULL)", "sqlite", "1",
                  "not installed" if es is None else f"{es:,.0f}"))
     for backend in backends:
         for matches in (1, 16):
-            rate = bench_in_process(backend, matches, args.moves, args.postgres)
-            rows.append(("in-process Ledger.play", backend, str(matches), f"{rate:,.0f}"))
+            play, wall = bench_in_process(backend, matches, args.moves, args.postgres)
+            # with 16 threads the time inside play includes waiting for the GIL: wall only
+            inside = f"{play:,.0f} per play-second; " if matches == 1 else ""
+            rows.append(("in-process Ledger.play", backend, str(matches),
+                         f"{inside}{wall:,.0f} wall-clock with views"))
+        if backend == "sqlite":  # eventsourcing keeps SQLite's default, synchronous=FULL
+            store.SQLITE_SYNCHRONOUS = "FULL"
+            play, wall = bench_in_process(backend, 1, args.moves, args.postgres)
+            store.SQLITE_SYNCHRONOUS = "NORMAL"
+            rows.append(("in-process Ledger.play, synchronous=FULL", backend, "1",
+                         f"{play:,.0f} per play-second; {wall:,.0f} wall-clock with views"))
     if not args.skip_api:
         for backend in backends:
             for matches in (1, 16):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -56,6 +57,10 @@ __all__ = [
 ]
 
 DB_FILE = "ledger.db"
+#: NORMAL survives a killed process; FULL also a power cut, at one fsync per append
+SQLITE_SYNCHRONOUS = os.environ.get("FAIRDEAL_SQLITE_SYNCHRONOUS", "NORMAL").upper()
+if SQLITE_SYNCHRONOUS not in ("NORMAL", "FULL", "EXTRA"):
+    raise ValueError("FAIRDEAL_SQLITE_SYNCHRONOUS must be NORMAL, FULL or EXTRA")
 _EVENT_PREFIX = tag_prefix(Tag.EVENT)
 _EVENTS = EventRow.__table__  # type: ignore[attr-defined]
 _MATCHES = MatchRow.__table__  # type: ignore[attr-defined]
@@ -98,7 +103,7 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA busy_timeout=30000")
-    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute(f"PRAGMA synchronous={SQLITE_SYNCHRONOUS}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
 
