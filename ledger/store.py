@@ -66,11 +66,6 @@ _EVENTS = EventRow.__table__  # type: ignore[attr-defined]
 _MATCHES = MatchRow.__table__  # type: ignore[attr-defined]
 
 # statements built once: building a statement costs more than SQLite running it
-_READ = (select(_EVENTS.c.seq, _EVENTS.c.type, _EVENTS.c.body, _EVENTS.c.hash,
-                _EVENTS.c.action_id)
-         .where(_EVENTS.c.match_id == bindparam("match_id"), _EVENTS.c.seq > bindparam("after"))
-         .order_by(_EVENTS.c.seq)
-         .limit(bindparam("limit")))
 _MATCH = select(_MATCHES).where(_MATCHES.c.id == bindparam("match_id"))
 
 _SQLITE_TRIGGERS = (
@@ -261,12 +256,26 @@ class EventStore:
 
     def read(self, match_id: str, after: int = -1, limit: int | None = None) -> list[StoredEvent]:
         """The events of ``match_id`` with seq > ``after``, in order."""
-        with self.engine.connect() as conn:
-            # "no limit" is LIMIT -1 to SQLite and LIMIT NULL to PostgreSQL
-            unlimited = -1 if self.dialect == "sqlite" else None
-            rows = conn.execute(_READ, {"match_id": match_id, "after": after,
-                                        "limit": unlimited if limit is None else limit})
-            return [StoredEvent(*row) for row in rows]
+        # every request on a live match runs this once (catching its cache up): driver direct
+        mark = self._mark
+        sql = ("SELECT seq, type, body, hash, action_id FROM events "
+               f"WHERE match_id = {mark} AND seq > {mark} ORDER BY seq")
+        params: tuple[Any, ...] = (match_id, after)
+        if limit is not None:
+            sql += f" LIMIT {mark}"
+            params += (limit,)
+        connection = self.engine.raw_connection()
+        try:
+            cursor = connection.cursor()
+            try:
+                cursor.execute(sql, params)
+                rows = cursor.fetchall()
+            finally:
+                cursor.close()
+            connection.commit()  # end the read transaction (PostgreSQL opens one)
+        finally:
+            connection.close()
+        return [StoredEvent(*row) for row in rows]
 
     def head_seq(self, match_id: str) -> int:
         """The highest stored seq of a match (-1 when it has none)."""
