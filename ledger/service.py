@@ -21,6 +21,7 @@ import hashlib
 import hmac
 import json
 import logging
+import os
 import secrets
 import threading
 import time
@@ -130,7 +131,9 @@ class Ledger:
         self._cache: OrderedDict[str, _Live] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._sweeper: threading.Thread | None = None
+        self._sweep_interval: float | None = None
         self._stop = threading.Event()
+        self._pid = os.getpid()
 
     @classmethod
     def open(cls, data_dir: Any, database_url: str | None = None, **kwargs: Any) -> Ledger:
@@ -324,8 +327,22 @@ class Ledger:
             count += 1
         return count
 
+    def after_fork(self) -> None:
+        """Call in a child process (a gunicorn worker forked after ``--preload``): drop the
+        parent's database connections and cache, and restart the sweeper if it ran."""
+        if self._pid == os.getpid():
+            return
+        self._pid = os.getpid()
+        self.store.engine.dispose(close=False)
+        with self._cache_lock:
+            self._cache.clear()
+        if self._sweep_interval is not None:
+            self._sweeper = None
+            self.start_sweeper(self._sweep_interval)
+
     def start_sweeper(self, interval: float = 0.25) -> None:
         """Run ``sweep`` every ``interval`` seconds in a daemon thread of this process."""
+        self._sweep_interval = interval
         if self._sweeper is not None and self._sweeper.is_alive():
             return
         self._stop.clear()
@@ -341,6 +358,7 @@ class Ledger:
         self._sweeper.start()
 
     def stop_sweeper(self) -> None:
+        self._sweep_interval = None
         self._stop.set()
         if self._sweeper is not None:
             self._sweeper.join(timeout=5)

@@ -50,6 +50,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["fairdeal.ledger"] = ledger
     if app.config["FAIRDEAL_SWEEPER"]:
         ledger.start_sweeper(float(app.config["FAIRDEAL_SWEEP_INTERVAL"]))
+    # a worker forked from a preloaded app (gunicorn --preload) must not share the parent's
+    # connections, and needs its own sweeper thread: threads do not survive fork
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=ledger.after_fork)
 
     from .api import bp as api_bp
 
