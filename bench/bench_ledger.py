@@ -139,7 +139,7 @@ def _free_port() -> int:
 
 
 def bench_api(backend: str, matches: int, moves: int, pg_url: str | None,
-              workers: int, threads: int = 8) -> tuple[float, float]:
+              workers: int, threads: int = 2) -> tuple[float, float]:
     """Returns (moves/s, requests/s) of bots through gunicorn."""
     folder = Path(tempfile.mkdtemp(prefix="fairdeal-api-"))
     schema = None
@@ -208,6 +208,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=2_000)
     parser.add_argument("--api-moves", type=int, default=1_500)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument("--threads", type=int, default=2, help="threads per gunicorn worker")
     parser.add_argument("--skip-api", action="store_true")
     args = parser.parse_args()
     backends = ["sqlite"] + (["postgresql"] if args.postgres else [])
@@ -232,8 +233,8 @@ def main() -> None:
         for backend in backends:
             for matches in (1, 16):
                 moves, requests = bench_api(backend, matches, args.api_moves, args.postgres,
-                                            args.workers)
-                rows.append((f"API, gunicorn -w {args.workers} --threads 8", backend,
+                                            args.workers, args.threads)
+                rows.append((f"API, gunicorn -w {args.workers} --threads {args.threads}", backend,
                              str(matches), f"{moves:,.0f} (~{requests:,.0f} req/s)"))
     width = max(len(row[0]) for row in rows)
     print(f"{'what':<{width}}  {'database':<10}  {'matches':>7}  moves/s")

@@ -34,8 +34,11 @@ def _ledger(obj: Context) -> Any:
 def serve(obj: Context, host: str, port: int, debug: bool) -> None:
     """Run the API and the viewer with Flask's server, for local use.
 
-    In production run gunicorn instead, e.g.
-    FAIRDEAL_DATA_DIR=/srv/fairdeal gunicorn -w 4 -b 0.0.0.0:8000 'fairdeal.web.app:create_app()'
+    In production run gunicorn instead, for example:
+
+    \b
+    FAIRDEAL_DATA_DIR=/srv/fairdeal \\
+      gunicorn -w 4 --threads 2 -b 0.0.0.0:8000 'fairdeal.web.app:create_app()'
     """
     from fairdeal.web.app import create_app
 
