@@ -186,3 +186,6 @@ def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
         raise click.ClickException(f"the server refused: {e}") from None
     except OSError as e:
         raise click.ClickException(f"cannot reach {server}: {e}") from None
+    except (KeyError, TypeError, IndexError) as e:
+        raise click.ClickException(f"{server} does not answer like a fairdeal server "
+                                   f"(unexpected answer: {type(e).__name__} {e})") from None

@@ -4,6 +4,7 @@ secrecy of the seed, the hands and the deck until the reveal."""
 from __future__ import annotations
 
 import json
+import logging
 import random
 import time
 
@@ -71,7 +72,8 @@ def test_a_late_request_writes_the_overdue_timeouts_as_if_on_time(ledger: Ledger
     assert played["event"]["ts"] == now[0]
 
 
-def test_nothing_secret_leaves_the_server_before_the_reveal(ledger: Ledger) -> None:
+def test_nothing_secret_leaves_the_server_before_the_reveal(ledger: Ledger, caplog) -> None:
+    caplog.set_level(logging.DEBUG)
     app = create_app({"FAIRDEAL_LEDGER": ledger, "FAIRDEAL_SWEEPER": False})
     client = app.test_client()
     seen: dict[str, list[bytes]] = {"seat0": [], "seat1": [], "spectator": []}
@@ -132,6 +134,7 @@ def test_nothing_secret_leaves_the_server_before_the_reveal(ledger: Ledger) -> N
     for body in timeline[:ended_at]:
         assert seed.encode() not in body
     assert any(seed.encode() in body for body in timeline[ended_at:])
+    assert seed not in caplog.text  # nor in any log line
     for seat in (0, 1):
         bodies = seen[f"seat{seat}"] + seen["spectator"]
         for secret in secrets_of[seat]:
