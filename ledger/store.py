@@ -116,8 +116,10 @@ def open_engine(url: str, *, pg_schema: str | None = None, create: bool = True) 
             raise ValueError("the ledger needs a SQLite file, not an in-memory database")
     elif pg_schema is not None:
         kwargs["connect_args"] = {"options": f"-c search_path={pg_schema}"}
+    # one connection per request thread without waiting for the pool (16+ threads per process)
+    kwargs.update(pool_size=20, max_overflow=40)
     if url.startswith("postgresql"):
-        kwargs.update(pool_size=20, max_overflow=20, pool_pre_ping=True)
+        kwargs.update(pool_pre_ping=True)
     engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
