@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import secrets
 import signal
 import socket
 import subprocess
@@ -30,18 +31,22 @@ def _free_port() -> int:
 
 
 class Server:
-    def __init__(self, data_dir: Path, port: int) -> None:
+    def __init__(self, data_dir: Path, port: int, database_url: str | None = None) -> None:
         self.data_dir = data_dir
         self.port = port
         self.process: subprocess.Popen[bytes] | None = None
         self.log = data_dir / "serve.log"
+        #: the global options every `fairdeal` call of this test uses
+        self.options = ["--data-dir", str(data_dir)]
+        if database_url is not None:
+            self.options += ["--database-url", database_url]
 
     def start(self) -> None:
         env = {name: value for name, value in os.environ.items()
                if name not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
-                [FAIRDEAL, "--data-dir", str(self.data_dir), "serve", "--port", str(self.port)],
+                [FAIRDEAL, *self.options, "serve", "--port", str(self.port)],
                 stdout=log, stderr=log, env=env)
         client = ApiClient(f"http://127.0.0.1:{self.port}", timeout=2)
         for _ in range(200):
@@ -63,12 +68,32 @@ class Server:
             self.process.wait(timeout=10)
 
 
-@pytest.fixture
-def server(tmp_path: Path):
-    server = Server(tmp_path, _free_port())
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def server(request: pytest.FixtureRequest, tmp_path: Path):
+    """A `fairdeal serve` process on a SQLite file, or on PostgreSQL (a fresh schema)."""
+    url = None
+    schema = None
+    if request.param == "postgresql":
+        base = os.environ.get("FAIRDEAL_TEST_POSTGRES_URL")
+        if not base:
+            pytest.skip("PostgreSQL tests need a server: set FAIRDEAL_TEST_POSTGRES_URL, e.g. "
+                        "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+        from fairdeal.ledger.store import open_engine
+
+        schema = "t_" + secrets.token_hex(6)
+        open_engine(base, pg_schema=schema).dispose()
+        url = base + ("&" if "?" in base else "?") + f"options=-csearch_path%3D{schema}"
+    server = Server(tmp_path, _free_port(), url)
     server.start()
     yield server
     server.stop()
+    if schema is not None:
+        from sqlalchemy import create_engine, text
+
+        admin = create_engine(os.environ["FAIRDEAL_TEST_POSTGRES_URL"])
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        admin.dispose()
 
 
 def _retrying(client: ApiClient, method: str, path: str, body: Any = None,
@@ -122,9 +147,9 @@ def test_killed_mid_stream_and_restarted_loses_no_acknowledged_move(server: Serv
     thread.join()
     assert killed.is_set()
     bundle_path = tmp_path / "bundle.json"
-    key = subprocess.run([FAIRDEAL, "--data-dir", str(tmp_path), "keys", "show"],
+    key = subprocess.run([FAIRDEAL, *server.options, "keys", "show"],
                          capture_output=True, text=True, check=True).stdout.splitlines()[-1]
-    subprocess.run([FAIRDEAL, "--data-dir", str(tmp_path), "export", match_id, "-o",
+    subprocess.run([FAIRDEAL, *server.options, "export", match_id, "-o",
                     str(bundle_path)], check=True, capture_output=True)
     verified = subprocess.run([FAIRDEAL, "verify", "--trusted-key", key, str(bundle_path)],
                               capture_output=True, text=True, check=False)
@@ -134,7 +159,7 @@ def test_killed_mid_stream_and_restarted_loses_no_acknowledged_move(server: Serv
     assert len(stored) == len(set(stored))
     assert set(acknowledged) <= set(stored)
     assert len(stored) == len(set(acknowledged))
-    listed = subprocess.run([FAIRDEAL, "--data-dir", str(tmp_path), "matches"],
+    listed = subprocess.run([FAIRDEAL, *server.options, "matches"],
                             capture_output=True, text=True, check=True).stdout
     assert match_id in listed and "verified" in listed
 
