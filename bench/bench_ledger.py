@@ -31,10 +31,10 @@ from typing import Any
 
 from sqlalchemy import create_engine, text
 
+from fairdeal.ledger import store
 from fairdeal.ledger.client import ApiClient, play_matches
 from fairdeal.ledger.keys import load_or_create_server_key
 from fairdeal.ledger.service import Ledger
-from fairdeal.ledger import store
 from fairdeal.ledger.store import EventStore, open_engine
 
 GAME = "arcomage"

@@ -26,10 +26,9 @@ def print_records(records: Sequence[dict[str, Any]], widest: int = 60) -> None:
     columns = list(records[0])
     rows = [[_cell(record.get(column))[:widest] for column in columns] for record in records]
     widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(columns)]
-    click.echo("  ".join(column.ljust(width) for column, width in zip(columns, widths)).rstrip())
-    click.echo("  ".join("-" * width for width in widths))
-    for row in rows:
-        click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    for row in [columns, ["-" * width for width in widths], *rows]:
+        cells = (cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        click.echo("  ".join(cells).rstrip())
 
 
 def report_lines(path: str, report: Report, verbose: bool) -> Iterator[str]:

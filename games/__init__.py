@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import importlib
+
 from .base import (
     JSON,
     Bot,

@@ -1,4 +1,5 @@
-"""A small client of the /api/v1 JSON API over the standard library (no dependency), and bots that play
+"""A small client of the /api/v1 JSON API over the standard library (no dependency), and bots
+that play
 live matches through it — ``fairdeal play``: the demo data and a load generator in one.
 
 The bots see only what a seat sees (its view and its ``legal_actions``) and choose uniformly
@@ -9,12 +10,12 @@ with ``next_seq`` and ``head`` from the seat's view and ``ts`` its own clock.
 
 from __future__ import annotations
 
+import http.client
 import json
 import random
 import secrets
 import threading
 import time
-import http.client
 import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field

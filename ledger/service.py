@@ -420,7 +420,7 @@ class Ledger:
             "commitment": genesis["commitment"], "turn_limit_ms": turn_limit_ms,
             "server_key_id": self.server_key.key_id, "next_seq": 1,
             "seats": [{"seat": index, "name": name, "token": token}
-                      for index, (name, token) in enumerate(zip(seats, tokens))],
+                      for index, (name, token) in enumerate(zip(seats, tokens, strict=True))],
         }
 
     def seat_of(self, match_id: str, token: str | None) -> int:
@@ -749,7 +749,7 @@ class Ledger:
         }
         stored = [StoredEvent(event["seq"], event["type"], canonical_bytes(event).decode(),
                               digest, None)
-                  for event, digest in zip(bundle.events, hashes)]
+                  for event, digest in zip(bundle.events, hashes, strict=True)]
         try:
             self.store.create_match(row, stored)
         except ConflictError:

@@ -2,7 +2,8 @@
 
 A stream is a 32-byte key and a label. Its bytes are the concatenation of blocks
 
-    block(i) = HMAC-SHA256(key, "fairdeal/1/rng" ‖ 0x00 ‖ label ‖ 0x00 ‖ uint64_be(i)),  i = 0, 1, ...
+    block(i) = HMAC-SHA256(key, "fairdeal/1/rng" ‖ 0x00 ‖ label ‖ 0x00 ‖ uint64_be(i)),
+    i = 0, 1, ...
 
 consumed in order, 8 bytes at a time as big-endian unsigned 64-bit integers (a block holds
 four). ``randbelow(n)`` draws x and accepts it when x < 2^64 - (2^64 mod n), returning x mod n;

@@ -1,4 +1,5 @@
-"""The 102 cards and the 8 battlefields of the two-tower duel, exactly as seeds 000 and 004 give them.
+"""The 102 cards and the 8 battlefields of the two-tower duel, exactly as seeds 000 and 004
+give them.
 
 Card ids are 1..102 in the seeds' order: red (ore) 1-34, blue (mana) 35-68, green (troops)
 69-102. The English name is the classic Arcomage name where the card is clearly a classic card

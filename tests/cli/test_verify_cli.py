@@ -15,7 +15,9 @@ TAMPERED = ROOT / "tampered" / "swapped-card.json"
 KEY = (ROOT / "server-key.txt").read_text().strip()
 
 
-def fairdeal(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def fairdeal(
+    *args: str, stdin: bytes | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "fairdeal.cli", *args], capture_output=True, text=True,
         input=stdin.decode() if stdin is not None else None, cwd=cwd, timeout=120,
@@ -97,6 +99,7 @@ def test_simulate_is_reproducible_with_a_seed(tmp_path: Path) -> None:
     first = fairdeal(*args, "--out", str(tmp_path / "a"))
     second = fairdeal(*args, "--out", str(tmp_path / "b"))
     assert first.returncode == 0, first.stderr
+    assert second.returncode == 0, second.stderr
     files_a = sorted(p.name for p in (tmp_path / "a").iterdir())
     assert len(files_a) == 2
     for name in files_a:

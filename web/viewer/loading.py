@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from flask import abort, current_app
+
 from fairdeal.games import RulesError, get_game
 from fairdeal.verifier.verify import verify_bytes
-from flask import abort, current_app
 
 from .matches import LoadedMatch, MatchCache, load_bundle, load_live
 from .sources import LedgerReader, MemoryLedger

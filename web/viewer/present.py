@@ -203,8 +203,9 @@ def state_tables(view: Any) -> dict[str, Any] | None:
     Game-agnostic: top-level scalars become facts; a list of objects (the players) becomes a
     table with a row per seat; other values are summarised in one cell.
 
-    >>> state_tables({"turn": 3, "players": [{"tower": 20, "wall": 5}, {"tower": 18, "wall": 0}]})
-    {'facts': [('turn', '3')], 'tables': [{'name': 'players', 'columns': ['tower', 'wall'], 'rows': [['20', '5'], ['18', '0']]}]}
+    >>> tables = state_tables({"turn": 3, "players": [{"tower": 20, "wall": 5}]})
+    >>> tables["facts"], tables["tables"][0]["rows"]
+    ([('turn', '3')], [['20', '5']])
     """
     if not isinstance(view, Mapping):
         return None

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fairdeal.verifier.keys import InvalidKey, parse_public_key
 from flask import redirect, render_template, request, url_for
 from werkzeug.exceptions import RequestEntityTooLarge
+
+from fairdeal.verifier.keys import InvalidKey, parse_public_key
 
 from . import bp
 from .loading import ledger, load_upload, match_cache, uploads

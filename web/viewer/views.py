@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fairdeal.games import GAME_NAMES
 from flask import Response, abort, jsonify, redirect, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
+
+from fairdeal.games import GAME_NAMES
 
 from . import bp
 from .loading import MATCH_ID, game_or_none, ledger, load_stored, load_upload, verdict

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 import pytest
+
 from fairdeal.games.arcomage import BATTLEFIELD_BY_ID, ArcomageState
 from fairdeal.games.arcomage.effects import STATS
 from fairdeal.games.arcomage.state import ACT

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from fairdeal.games.arcomage import GAME, Action
 from fairdeal.games.arcomage.bots import BOTS
 from fairdeal.verifier.rng import RandomStream

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from fairdeal.games.arcomage import CARD_BY_ID, GAME, Action
 from fairdeal.games.arcomage.state import ACT, DISCARD
 

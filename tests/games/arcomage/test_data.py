@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from fairdeal.games.arcomage import BATTLEFIELDS, CARD_BY_ID, CARDS, GAME
 from fairdeal.games.arcomage.effects import Damage, Gain, GroundWater, If, Steal, Step
 from fairdeal.verifier.canonical import canonical_bytes

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from fairdeal.games.arcomage import GAME
 from fairdeal.games.arcomage.bots import BOTS
 from fairdeal.verifier.rng import RandomStream

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from fairdeal.games import get_bots, get_game
 from fairdeal.games.arcomage import GAME, Action, state_from_json
 from fairdeal.games.base import Game, InvalidAction, InvalidParams

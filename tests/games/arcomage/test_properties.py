@@ -5,11 +5,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from fairdeal.games.arcomage import BATTLEFIELDS, GAME, ArcomageState, state_from_json
 from fairdeal.games.arcomage.state import ACT, DISCARD
 from fairdeal.verifier.rng import RandomStream
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 ALL_CARDS = Counter(range(1, 103))
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from fairdeal.games.arcomage import BATTLEFIELD_BY_ID, GAME, Action
 from fairdeal.games.arcomage.rules import worst_card
 from fairdeal.games.arcomage.state import ACT, DISCARD

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pytest
+
 from fairdeal.games.toybattle import BOARD_BY_ID, GAME, State
 from fairdeal.games.toybattle.state import NODE_SLOTS, Pending
 from fairdeal.verifier.rng import RandomStream

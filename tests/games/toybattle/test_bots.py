@@ -6,6 +6,7 @@ import random
 import time
 
 import pytest
+
 from fairdeal.games import get_bots
 from fairdeal.games.toybattle import BOARDS, GAME
 from fairdeal.games.toybattle.bots import BOTS, evaluate, play_match

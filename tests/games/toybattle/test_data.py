@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from fairdeal.games import get_game
 from fairdeal.games.toybattle import BOARD_BY_ID, BOARDS, GAME, TROOPS
 from fairdeal.games.toybattle.troops import full_army

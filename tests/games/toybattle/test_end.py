@@ -4,6 +4,7 @@ and the turn limit."""
 from __future__ import annotations
 
 import pytest
+
 from fairdeal.games import IllegalAction
 from fairdeal.games.toybattle import GAME
 from fairdeal.games.toybattle.actions import Place

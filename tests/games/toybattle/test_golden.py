@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from fairdeal.games.toybattle import BOARDS, GAME
 from fairdeal.games.toybattle.bots import BOTS
 from fairdeal.verifier.rng import RandomStream

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from fairdeal.games import InvalidAction
 from fairdeal.games.toybattle import GAME
 from fairdeal.games.toybattle.bots import play_match

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from fairdeal.games import InvalidParams
 from fairdeal.games.toybattle import GAME
 

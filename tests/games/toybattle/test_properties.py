@@ -6,14 +6,15 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from fairdeal.games import IllegalAction
 from fairdeal.games.toybattle import BOARDS, GAME, State
 from fairdeal.games.toybattle.actions import Place
 from fairdeal.games.toybattle.rules import RACK_MAX
 from fairdeal.games.toybattle.troops import TROOP_IDS, full_army
 from fairdeal.verifier.protocol import ply_stream, setup_stream
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 #: far above any real match (the turn limit ends a match by turn 200)
 MAX_PLIES = 1500
@@ -36,9 +37,10 @@ def check_invariants(state: State) -> None:
         assert len(state.set_aside[seat]) == 4
         assert len(state.racks[seat]) <= RACK_MAX
         assert all(0 <= i < len(state.racks[seat]) for i in state.frozen[seat])
-        taken = sum(r.medals for r, who in zip(board.regions, state.regions) if who == seat)
+        owners = zip(board.regions, state.regions, strict=True)
+        taken = sum(region.medals for region, who in owners if who == seat)
         assert state.medals[seat] == taken
-    for region, who in zip(board.regions, state.regions):
+    for region, who in zip(board.regions, state.regions, strict=True):
         if who is None:  # an untaken region is never fully topped by one seat
             owners = {state.stacks[b][-1][0] if state.stacks[b] else None for b in region.bases}
             assert len(owners) > 1 or owners == {None}

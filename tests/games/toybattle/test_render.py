@@ -6,6 +6,7 @@ import random
 import xml.etree.ElementTree as ET
 
 import pytest
+
 from fairdeal.games.toybattle import BOARDS, GAME
 from fairdeal.games.toybattle.bots import play_match
 from fairdeal.games.toybattle.render import board_svg, layout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from fairdeal.games import IllegalAction
 from fairdeal.games.toybattle import GAME
 from fairdeal.games.toybattle.actions import Draw

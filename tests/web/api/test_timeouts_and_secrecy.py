@@ -42,7 +42,7 @@ def test_the_sweeper_writes_timeouts_with_nobody_calling(ledger: Ledger) -> None
     assert len(timeouts) == 5  # X, Y, X, Y, X: the third in a row by the first seat loses
     first = timeouts[0]["seat"]
     assert [event["seat"] for event in timeouts] == [first, 1 - first] * 2 + [first]
-    for previous, event in zip(stored, stored[1:]):
+    for previous, event in zip(stored, stored[1:], strict=False):
         if event["type"] == "timeout":
             assert event["ts"] == previous["ts"] + 400  # exactly the deadline
     assert stored[-1]["result"] == {"winner": 1 - timeouts[0]["seat"], "reason": "timeouts"}

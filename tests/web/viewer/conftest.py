@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.protocol import commitment, event_hash, head_message

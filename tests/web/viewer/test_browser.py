@@ -70,9 +70,10 @@ def long_match(bundle_dir: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def server(bundle_dir: Path) -> Iterator[str]:
+    from werkzeug.serving import make_server
+
     from fairdeal.web.viewer.sources import MemoryLedger
     from fairdeal.web.viewer.standalone import create_viewer_app, load_folder
-    from werkzeug.serving import make_server
 
     store = MemoryLedger()
     load_folder(store, bundle_dir / "arcomage")
@@ -264,8 +265,9 @@ def test_other_pages_render(page: Any, browser: Any, server: str, bundle_dir: Pa
 @pytest.fixture(scope="module")
 def ledger_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
     """The project's app over a real ledger (SQLite), served on a free port."""
-    from fairdeal.web.app import create_app
     from werkzeug.serving import make_server
+
+    from fairdeal.web.app import create_app
 
     app = create_app({"FAIRDEAL_DATA_DIR": str(tmp_path_factory.mktemp("ledger")),
                       "FAIRDEAL_SWEEPER": False})

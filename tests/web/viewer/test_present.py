@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+
 from fairdeal.web.viewer.matches import MatchCache, check_rows, load_bundle, load_live
 from fairdeal.web.viewer.present import (
     badges,

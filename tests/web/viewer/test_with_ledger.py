@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from fairdeal.games import get_bots, get_game
 from fairdeal.web.app import create_app
 
