@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test test-fast bench lint clean
+.PHONY: install demo test bench bench-ledger lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,9 +30,16 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/pytest -q
 
-## Benchmarks live outside the test suite.
+## Benchmarks live outside the test suite. bench-ledger starts gunicorn servers and uses
+## PostgreSQL too when FAIRDEAL_TEST_POSTGRES_URL is set (or --postgres URL).
 bench: $(STAMP)
 	$(BIN)/python bench/bench_verify.py
+	$(BIN)/python bench/bench_verify.py --bots random,random
+	$(BIN)/python bench/bench_verify.py --game toybattle
+	$(BIN)/python bench/bench_viewer.py
+
+bench-ledger: $(STAMP)
+	$(BIN)/python bench/bench_ledger.py
 
 ## ruff everywhere; mypy --strict on the pure layers. mypy cannot follow the editable install's
 ## folder mapping, so it reads them through a fairdeal/ folder of links.

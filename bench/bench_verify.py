@@ -22,9 +22,9 @@ from fairdeal.verifier.replay import MatchReplayer
 from fairdeal.verifier.verify import chain_hashes, verify_bytes
 
 
-def corpus(game: str, count: int) -> list[bytes]:
+def corpus(game: str, count: int, bots: tuple[str, str] = ("random", "greedy")) -> list[bytes]:
     params = {} if game != "arcomage" else {"deck": "normal"}
-    settings = SimulationSettings(game, params, ("random", "greedy"))
+    settings = SimulationSettings(game, params, bots)
     return [json.dumps(b, separators=(",", ":")).encode()
             for b in simulate_matches(settings, count, seed="bench", server_key=None)]
 
@@ -60,8 +60,11 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=300)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--game", default="arcomage")
+    parser.add_argument("--bots", default="random,greedy",
+                        help="random,random makes longer matches")
     args = parser.parse_args()
-    files = corpus(args.game, args.matches)
+    first, second = args.bots.split(",")
+    files = corpus(args.game, args.matches, (first, second))
     events = sum(len(json.loads(f)["events"]) for f in files)
     assert all(verify_bytes(f).ok for f in files)
     times = []
@@ -71,7 +74,7 @@ def main() -> None:
             verify_bytes(data)
         times.append(time.perf_counter() - start)
     median = statistics.median(times)
-    print(f"{args.game}: {len(files)} matches, {events} events "
+    print(f"{args.game} ({args.bots}): {len(files)} matches, {events} events "
           f"({events / len(files):.1f} per match), {args.runs} runs")
     print(f"  full verification: median {median * 1000:.1f} ms for the corpus "
           f"(min {min(times) * 1000:.1f}, max {max(times) * 1000:.1f})")
