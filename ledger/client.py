@@ -3,7 +3,9 @@ that play
 live matches through it — ``fairdeal play``: the demo data and a load generator in one.
 
 The bots see only what a seat sees (its view and its ``legal_actions``) and choose uniformly
-among the legal actions. With ``signed`` each seat registers an Ed25519 key and signs its moves:
+among the legal actions. Every write answers with the writer's view after it, so a bot reads
+(GET) only when the other seat has moved since: one POST per move, and one GET per change of
+turn. With ``signed`` each seat registers an Ed25519 key and signs its moves:
 the event it signs is ``{seq: next_seq, prev: head, type: "move", ts, seat, action, action_id}``,
 with ``next_seq`` and ``head`` from the seat's view and ``ts`` its own clock.
 """
@@ -122,6 +124,8 @@ class PlayStats:
     matches: int = 0
     moves: int = 0
     conflicts: int = 0
+    #: HTTP requests answered (every call, whatever it was)
+    requests: int = 0
     seconds: float = 0.0
     results: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -142,6 +146,9 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
     """
     def call(method: str, path: str, body: Any = None, token: str | None = None) -> Any:
         value = client.call(method, path, body, token)
+        if stats is not None:
+            with stats.lock:
+                stats.requests += 1
         if on_response is not None:
             on_response(value)
         return value
@@ -151,25 +158,29 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
     match_id = created["id"]
     tokens = [seat["token"] for seat in created["seats"]]
     keys = [SigningKey.from_seed(rng.randbytes(32)) for _ in tokens] if signed else []
+    # each seat's latest view: every write answers with the writer's view after it, so a seat
+    # reads (GET) only when the other seat moved since its own last answer
+    views: list[dict[str, Any]] = []
     for seat, token in enumerate(tokens):
         if signed:
             call("POST", f"/matches/{match_id}/seat-key", {"public_key": keys[seat].public_text},
                  token)
         seed = None if rng.random() < 0.2 else rng.randbytes(32).hex()
-        call("POST", f"/matches/{match_id}/seed", {"client_seed": seed}, token)
+        views.append(call("POST", f"/matches/{match_id}/seed", {"client_seed": seed},
+                          token)["view"])
     moves = 0
-    guess = 0
     for _ in range(100_000):
-        view = call("GET", f"/matches/{match_id}", token=tokens[guess])
-        if view["status"] in ("ended", "imported"):
+        latest = max(views, key=lambda view: view["next_seq"])
+        if latest["status"] in ("ended", "imported"):
             break
-        current = view["current_seat"]
+        current = latest["current_seat"]
         if current is None:
             time.sleep(0.01)
+            views[0] = call("GET", f"/matches/{match_id}", token=tokens[0])
             continue
-        if current != guess:
-            guess = current
-            view = call("GET", f"/matches/{match_id}", token=tokens[guess])
+        view = views[current]
+        if view["next_seq"] != latest["next_seq"] or not view["legal_actions"]:
+            view = views[current] = call("GET", f"/matches/{match_id}", token=tokens[current])
             if not view["legal_actions"]:
                 continue
         action = rng.choice(view["legal_actions"])
@@ -178,23 +189,24 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
         if signed:
             body["ts"] = time.time_ns() // 1_000_000
             draft = {"seq": view["next_seq"], "prev": view["head"], "type": "move",
-                     "ts": body["ts"], "seat": guess, "action": action,
+                     "ts": body["ts"], "seat": current, "action": action,
                      "action_id": body["action_id"]}
-            body["sig"] = keys[guess].sign(move_message(draft)).hex()
+            body["sig"] = keys[current].sign(move_message(draft)).hex()
         try:
-            call("POST", f"/matches/{match_id}/actions", body, tokens[guess])
+            answer = call("POST", f"/matches/{match_id}/actions", body, tokens[current])
         except ApiError as e:
             if e.status != 409:
                 raise
             if stats is not None:
                 with stats.lock:
                     stats.conflicts += 1
+            views[current] = call("GET", f"/matches/{match_id}", token=tokens[current])
             continue
+        views[current] = answer["view"]
         moves += 1
         if stats is not None:
             with stats.lock:
                 stats.moves += 1
-        guess = 1 - guess if len(tokens) == 2 else guess
     summary = call("GET", f"/matches/{match_id}")
     result = {"id": match_id, "moves": moves, "result": summary.get("result")}
     if stats is not None:

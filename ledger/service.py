@@ -104,6 +104,8 @@ class _Live:
     #: dropped from the cache (a write through it failed): reload before using it
     stale: bool = False
     lock: threading.RLock = field(default_factory=threading.RLock)
+    #: the summary part of a view while seating or playing (built once from ``row``)
+    summary: dict[str, Any] | None = None
 
 
 class Ledger:
@@ -438,7 +440,8 @@ class Ledger:
         raise Forbidden(f"that token is not a seat of match {live.match_id}")
 
     def register_key(self, match_id: str, token: str | None, public_key: Any) -> dict[str, Any]:
-        """A seat registers its Ed25519 key; from then on it must sign its moves."""
+        """A seat registers its Ed25519 key; from then on it must sign its moves. Returns
+        ``{"event", "view"}``: the stored event and the seat's view after it."""
         live = self._fresh(match_id)
         seat = self._seat(live, token)
         try:
@@ -447,12 +450,13 @@ class Ledger:
             raise BadRequest(str(e), code="invalid-key") from None
         with live.lock:
             recorder = self._writable(live)
-            return self._write(live, recorder.next_seq, lambda rec: rec.append(
+            event = self._write(live, recorder.next_seq, lambda rec: rec.append(
                 "seat_key", self._stamp(rec), seat=seat, public_key=public_key))[0]
+            return {"event": event, "view": self._view_locked(live, seat)}
 
     def add_seed(self, match_id: str, token: str | None, client_seed: Any) -> dict[str, Any]:
         """A seat adds its client seed (64 hex) or declines (None). Play starts, and the deal is
-        fixed, once every seat has done one or the other."""
+        fixed, once every seat has done one or the other. Returns ``{"event", "view"}``."""
         live = self._fresh(match_id)
         seat = self._seat(live, token)
         if client_seed is not None and (not isinstance(client_seed, str) or len(client_seed) != 64
@@ -468,8 +472,9 @@ class Ledger:
             if replayer.seeded[seat]:
                 raise Refused(f"seat {seat} already added or declined its seed",
                               code="out-of-phase")
-            return self._write(live, recorder.next_seq, lambda rec: rec.append(
+            event = self._write(live, recorder.next_seq, lambda rec: rec.append(
                 "client_seed", self._stamp(rec), seat=seat, client_seed=client_seed))[0]
+            return {"event": event, "view": self._view_locked(live, seat)}
 
     def _stamp(self, recorder: MatchRecorder) -> int:
         """The server clock, never before the previous event."""
@@ -486,7 +491,9 @@ class Ledger:
 
     def play(self, match_id: str, token: str | None, action: Any, *, expected_seq: Any,
              action_id: Any, ts: Any = None, sig: Any = None) -> dict[str, Any]:
-        """Record a seat's move after the rules accept it. Returns ``{"event", "replayed"}``.
+        """Record a seat's move after the rules accept it. Returns ``{"event", "replayed",
+        "view"}``: ``view`` is the seat's ``view`` after the move (``next_seq``, ``head``,
+        ``legal_actions``…), so a client needs no read between its moves.
 
         A retry with an ``action_id`` already recorded returns the stored event
         (``replayed: true``) and stores nothing. A seat with a registered key sends ``ts`` and
@@ -543,7 +550,8 @@ class Ledger:
                     rec.accept(rec.draft("move", when, **fields))
 
                 event = self._write(live, expected_seq, build)[0]
-                return {"event": event, "replayed": False}
+                return {"event": event, "replayed": False,
+                        "view": self._view_locked(live, seat)}
         except ConflictError:
             stored = self.store.find_action(match_id, action_id)
             if stored is None:
@@ -552,7 +560,7 @@ class Ledger:
             if event.get("seat") != seat:
                 raise ConflictError(f"action_id {action_id!r} was used by another seat",
                                     code="action-id-taken") from None
-            return {"event": event, "replayed": True}
+            return {"event": event, "replayed": True, "view": self.view(match_id, token)}
 
     def _check_turn(self, recorder: MatchRecorder, seat: int) -> None:
         replayer = recorder.replayer
@@ -568,7 +576,8 @@ class Ledger:
 
     def resign(self, match_id: str, token: str | None, *, expected_seq: Any = None,
                ts: Any = None, sig: Any = None) -> dict[str, Any]:
-        """A seat resigns; the match ends, is revealed and sealed. A signing seat sends
+        """A seat resigns; the match ends, is revealed and sealed (``{"event", "replayed",
+        "view"}`` as ``play``). A signing seat sends
         ``expected_seq``, ``ts`` and ``sig`` over ``{seq, prev, type: "resign", ts, seat}``."""
         live = self._fresh(match_id)
         seat = self._seat(live, token)
@@ -576,7 +585,8 @@ class Ledger:
             recorder = self._writable(live)
             resigned = self._resignation(recorder, seat)
             if resigned is not None:
-                return {"event": resigned, "replayed": True}
+                return {"event": resigned, "replayed": True,
+                        "view": self._view_locked(live, seat)}
             replayer = recorder.replayer
             if replayer.ended or replayer.outcome is not None:
                 raise Refused("the match is over", code="match-over")
@@ -599,7 +609,8 @@ class Ledger:
                 when = stamp if stamp >= 0 else self._stamp(rec)
                 rec.accept(rec.draft("resign", when, **fields))
 
-            return {"event": self._write(live, expected_seq, build)[0], "replayed": False}
+            event = self._write(live, expected_seq, build)[0]
+            return {"event": event, "replayed": False, "view": self._view_locked(live, seat)}
 
     @staticmethod
     def _resignation(recorder: MatchRecorder, seat: int) -> dict[str, Any] | None:
@@ -650,32 +661,40 @@ class Ledger:
         with live.lock:
             if live.stale:  # a failed write elsewhere dropped it: read again
                 return self.view(match_id, token)
-            live.status = _status(recorder)
-            if live.status in ("seating", "playing"):  # nothing else in the row changed
-                match = {**self._summary(live.row), "commitment": live.row["commitment"],
-                         "turn_limit_ms": live.row["turn_limit_ms"],
-                         "events": recorder.next_seq}
-            else:
-                match = self.get_match(match_id)
-            replayer = recorder.replayer
-            game = recorder.game
-            state = recorder.state
-            current = None if state is None else game.current_seat(state)
-            legal: list[Any] = []
-            if seat is not None and current == seat and replayer.outcome is None:
-                legal = [game.action_to_json(action) for action in game.legal_actions(state)]
-            match.update(
-                next_seq=recorder.next_seq, head=recorder.head, seat=seat,
-                status=live.status, current_seat=current, started=replayer.started,
-                seeded=list(replayer.seeded),
-                seat_keys=[None if key is None else "ed25519:" + key.hex()
-                           for key in replayer.seat_keys],
-                deadline_ms=(replayer.last_ts + replayer.turn_limit_ms
-                             if replayer.turn_limit_ms is not None and replayer.started
-                             and not replayer.ended else None),
-                state=None if state is None else game.view(state, seat),
-                legal_actions=legal,
-            )
+            return self._view_locked(live, seat)
+
+    def _view_locked(self, live: _Live, seat: int | None) -> dict[str, Any]:
+        """``view`` of a cached live match; call with ``live.lock`` held (the write paths call
+        it right after their append, so a move's answer carries the seat's next view)."""
+        recorder = live.recorder
+        assert recorder is not None
+        live.status = _status(recorder)
+        if live.status in ("seating", "playing"):  # nothing else in the row changed
+            if live.summary is None:
+                live.summary = {**self._summary(live.row), "commitment": live.row["commitment"],
+                                "turn_limit_ms": live.row["turn_limit_ms"]}
+            match = {**live.summary, "events": recorder.next_seq}
+        else:
+            match = self.get_match(live.match_id)
+        replayer = recorder.replayer
+        game = recorder.game
+        state = recorder.state
+        current = None if state is None else game.current_seat(state)
+        legal: list[Any] = []
+        if seat is not None and current == seat and replayer.outcome is None:
+            legal = [game.action_to_json(action) for action in game.legal_actions(state)]
+        match.update(
+            next_seq=recorder.next_seq, head=recorder.head, seat=seat,
+            status=live.status, current_seat=current, started=replayer.started,
+            seeded=list(replayer.seeded),
+            seat_keys=[None if key is None else "ed25519:" + key.hex()
+                       for key in replayer.seat_keys],
+            deadline_ms=(replayer.last_ts + replayer.turn_limit_ms
+                         if replayer.turn_limit_ms is not None and replayer.started
+                         and not replayer.ended else None),
+            state=None if state is None else game.view(state, seat),
+            legal_actions=legal,
+        )
         return match
 
     def spectator_view(self, match_id: str) -> dict[str, Any]:

@@ -31,9 +31,14 @@ def _body(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
 
 _MATCH_ID = {"name": "match_id", "in": "path", "required": True, "schema": {"type": "string"}}
 _SEAT: list[dict[str, list[str]]] = [{"bearerAuth": []}]
-_PLAYED = _json({"type": "object", "properties": {
-    "event": _EVENT, "replayed": {"type": "boolean"}, "next_seq": {"type": "integer"}}},
-    "The recorded event (replayed: a retry of an action_id already recorded)")
+_PLAYED = _json({"type": "object", "required": ["event", "replayed", "next_seq", "head", "view"],
+                 "properties": {
+    "event": _EVENT, "replayed": {"type": "boolean"}, "next_seq": {"type": "integer"},
+    "head": {"type": ["string", "null"]},
+    "view": {"$ref": "#/components/schemas/MatchView"}}},
+    "The recorded event (replayed: a retry of an action_id already recorded) and the seat's "
+    "view after it, as GET /matches/{match_id} answers it: legal_actions, next_seq, head. A "
+    "client goes on to its next move without a GET")
 
 
 def openapi_document() -> dict[str, Any]:

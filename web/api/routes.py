@@ -73,8 +73,7 @@ def add_seed(match_id: str) -> tuple[Response, int]:
     token = bearer_token(required=True)
     body = json_body()
     unknown_fields(body, {"client_seed"})
-    event = ledger().add_seed(match_id, token, field(body, "client_seed"))
-    return jsonify({"event": event, "next_seq": event["seq"] + 1}), 201
+    return _played(ledger().add_seed(match_id, token, field(body, "client_seed")))
 
 
 @bp.post("/matches/<match_id>/seat-key")
@@ -82,8 +81,7 @@ def register_key(match_id: str) -> tuple[Response, int]:
     token = bearer_token(required=True)
     body = json_body()
     unknown_fields(body, {"public_key"})
-    event = ledger().register_key(match_id, token, field(body, "public_key"))
-    return jsonify({"event": event, "next_seq": event["seq"] + 1}), 201
+    return _played(ledger().register_key(match_id, token, field(body, "public_key")))
 
 
 @bp.post("/matches/<match_id>/actions")
@@ -109,9 +107,13 @@ def resign(match_id: str) -> tuple[Response, int]:
 
 
 def _played(result: dict[str, Any]) -> tuple[Response, int]:
-    event = result["event"]
-    payload = {"event": event, "replayed": result["replayed"], "next_seq": event["seq"] + 1}
-    return jsonify(payload), 200 if result["replayed"] else 201
+    """A write's answer: the stored event and the seat's view after it, with ``next_seq`` and
+    ``head`` on top, so a client goes on to its next move without a GET."""
+    view = result["view"]
+    replayed = bool(result.get("replayed", False))
+    payload = {"event": result["event"], "replayed": replayed, "next_seq": view["next_seq"],
+               "head": view["head"], "view": view}
+    return jsonify(payload), 200 if replayed else 201
 
 
 @bp.get("/matches/<match_id>/events")

@@ -146,3 +146,40 @@ def test_the_viewer_can_call_the_ledger(app, driver) -> None:
     assert ledger.spectator_view(match_id)["seat"] is None
     assert ledger.seat_view(match_id, tokens[1])["seat"] == 1
     assert [e["type"] for e in ledger.public_events(match_id, -1)] == ["genesis"]
+
+
+def test_every_write_answers_with_the_writers_next_view(driver) -> None:
+    """A seed, a move or a resignation answers with the seat's view after it — the very view a
+    GET would return — so a client needs no GET between its own moves."""
+    rng = random.Random(11)
+    match_id, tokens = driver.create("arcomage")
+    for seat, token in enumerate(tokens):
+        answer = driver.call("POST", f"/matches/{match_id}/seed", {"client_seed": None}, token)
+        assert answer["view"] == driver.call("GET", f"/matches/{match_id}", token=token)
+        assert answer["next_seq"] == answer["view"]["next_seq"] == answer["event"]["seq"] + 1
+        assert answer["head"] == answer["view"]["head"] and answer["view"]["seat"] == seat
+    kept_turn = 0
+    for number in range(40):
+        public = driver.call("GET", f"/matches/{match_id}")
+        seat = public["current_seat"]
+        view = driver.call("GET", f"/matches/{match_id}", token=tokens[seat])
+        answer = driver.call("POST", f"/matches/{match_id}/actions",
+                             {"action": rng.choice(view["legal_actions"]),
+                              "expected_seq": view["next_seq"], "action_id": f"a{number}"},
+                             tokens[seat])
+        assert answer["view"] == driver.call("GET", f"/matches/{match_id}", token=tokens[seat])
+        assert (answer["next_seq"], answer["head"]) == (answer["view"]["next_seq"],
+                                                        answer["view"]["head"])
+        if answer["view"]["current_seat"] == seat:  # a card that plays again: go on, no GET
+            assert answer["view"]["legal_actions"]
+            kept_turn += 1
+        else:
+            assert answer["view"]["legal_actions"] == []
+        if answer["view"]["status"] != "playing":
+            break
+    resigner = driver.call("GET", f"/matches/{match_id}")["current_seat"]
+    if resigner is not None:
+        answer = driver.call("POST", f"/matches/{match_id}/resign", None, tokens[resigner])
+        assert answer["view"]["status"] == "ended" and answer["view"]["result"] is not None
+        assert answer["view"] == driver.call("GET", f"/matches/{match_id}",
+                                             token=tokens[resigner])
