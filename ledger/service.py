@@ -51,11 +51,13 @@ from .errors import (
 )
 from .store import EventStore, StoredEvent
 
-__all__ = ["DEFAULT_TURN_LIMIT_MS", "Ledger", "now_ms"]
+__all__ = ["DEFAULT_SEED_DEADLINE_MS", "DEFAULT_TURN_LIMIT_MS", "Ledger", "now_ms"]
 
 log = logging.getLogger("fairdeal.ledger")
 
 DEFAULT_TURN_LIMIT_MS = 60_000
+#: how long seats have to add or decline their seeds when the match has no turn limit
+DEFAULT_SEED_DEADLINE_MS = 300_000
 #: a signed move's own timestamp may differ this much from the server clock
 MAX_SKEW_MS = 5_000
 CACHE_SIZE = 2_048
@@ -106,6 +108,13 @@ class _Live:
     lock: threading.RLock = field(default_factory=threading.RLock)
     #: the summary part of a view while seating or playing (built once from ``row``)
     summary: dict[str, Any] | None = None
+
+    @property
+    def seed_deadline_ms(self) -> int | None:
+        """When the seats still without a seed are declined (``deadline_ms`` of the row while
+        seating; None for matches stored before seating had a deadline)."""
+        value = self.row.get("seed_deadline_ms") if self.row else None
+        return value if isinstance(value, int) else None
 
 
 class Ledger:
@@ -172,6 +181,8 @@ class Ledger:
         if row["status"] != "imported":
             events = [stored.to_json() for stored in self.store.read(match_id)]
             recorder = MatchRecorder.resume(events, bytes.fromhex(row["server_seed"]))
+        row = dict(row)
+        row["seed_deadline_ms"] = row["deadline_ms"] if row["status"] == "seating" else None
         return _Live(match_id, recorder, json.loads(row["token_hashes"]), row["status"], row)
 
     def _forget(self, match_id: str, live: _Live | None = None) -> None:
@@ -232,12 +243,12 @@ class Ledger:
         try:
             build(recorder)
             new = recorder.events[expected_seq:]
-            update = self._match_update(recorder)
+            update = self._match_update(recorder, live)
             if recorder.replayer.outcome is not None and new[-1]["type"] != "reveal":
                 recorder.reveal(max(new[-1]["ts"], recorder.replayer.last_ts))
                 bundle = recorder.seal(self.server_key)
                 new = recorder.events[expected_seq:]
-                update = self._match_update(recorder)
+                update = self._match_update(recorder, live)
                 update.update(self._seal_fields(bundle))
             stored = [StoredEvent.of(event) for event in new]
             self.store.append(live.match_id, expected_seq, stored, update)
@@ -266,12 +277,14 @@ class Ledger:
                           code="read-only")
         return live.recorder
 
-    def _match_update(self, recorder: MatchRecorder) -> dict[str, Any]:
+    def _match_update(self, recorder: MatchRecorder, live: _Live) -> dict[str, Any]:
         replayer = recorder.replayer
         last = recorder.events[-1]
         status = _status(recorder)
         deadline = None
-        if status == "playing" and replayer.turn_limit_ms is not None:
+        if status == "seating":  # the sweeper finds seatings by this deadline too
+            deadline = live.seed_deadline_ms
+        elif status == "playing" and replayer.turn_limit_ms is not None:
             deadline = last["ts"] + replayer.turn_limit_ms
         update: dict[str, Any] = {"next_seq": recorder.next_seq, "status": status,
                                   "deadline_ms": deadline}
@@ -287,12 +300,39 @@ class Ledger:
         return {"seal_key": bundle["signature"]["key"], "seal_sig": bundle["signature"]["sig"],
                 "verified": report.ok}
 
+    def _expire_seating(self, live: _Live) -> int:
+        """Past the seating deadline, decline the seed of every seat that has not added one
+        (``client_seed: null``, stamped with the deadline), so play starts."""
+        with live.lock:
+            recorder = live.recorder
+            deadline = live.seed_deadline_ms
+            if live.stale or recorder is None or deadline is None:
+                return 0
+            replayer = recorder.replayer
+            if replayer.started or self.clock() < deadline:
+                return 0
+            missing = [seat for seat, seeded in enumerate(replayer.seeded) if not seeded]
+
+            def build(rec: MatchRecorder) -> None:
+                for seat in missing:  # never before an event a request stamped just now
+                    rec.append("client_seed", max(deadline, rec.replayer.last_ts), seat=seat,
+                               client_seed=None)
+
+            try:
+                self._write(live, recorder.next_seq, build)
+            except ConflictError:
+                pass  # another worker declined them (or a seed landed in time): catch up
+            return len(missing)
+
     def _expire(self, live: _Live) -> int:
-        """Write every timeout whose deadline has passed, each stamped with its deadline."""
+        """Decline the missing seeds past the seating deadline, then write every timeout whose
+        deadline has passed; each event is stamped with its deadline."""
+        written = self._expire_seating(live)
+        if written:
+            live = self._catch_up(self._live(live.match_id))
         recorder = live.recorder
         if recorder is None or recorder.replayer.turn_limit_ms is None:
-            return 0
-        written = 0
+            return written
         for _ in range(1_000):
             with live.lock:
                 if live.stale:
@@ -370,10 +410,13 @@ class Ledger:
 
     def create_match(self, game: str, params: Mapping[str, Any] | None = None, *,
                      turn_limit_ms: int | None = DEFAULT_TURN_LIMIT_MS,
-                     seats: Sequence[str] | None = None) -> dict[str, Any]:
+                     seats: Sequence[str] | None = None,
+                     seed_deadline_ms: int | None = None) -> dict[str, Any]:
         """Create a match: draw its server seed, publish the commitment, issue seat tokens.
 
-        The tokens are returned here once and only their hashes are kept.
+        The tokens are returned here once and only their hashes are kept. A seat that has not
+        added or declined its seed ``seed_deadline_ms`` after the creation (default: the turn
+        limit, or DEFAULT_SEED_DEADLINE_MS without one) is declined by the server.
         """
         try:
             rules = get_game(game)
@@ -388,6 +431,12 @@ class Ledger:
                 or not 1 <= turn_limit_ms <= 86_400_000):
             raise BadRequest("turn_limit_ms must be an integer from 1 to 86400000, or null",
                              code="invalid-turn-limit")
+        if seed_deadline_ms is None:
+            seed_deadline_ms = turn_limit_ms or DEFAULT_SEED_DEADLINE_MS
+        if (not isinstance(seed_deadline_ms, int) or isinstance(seed_deadline_ms, bool)
+                or not 1 <= seed_deadline_ms <= 86_400_000):
+            raise BadRequest("seed_deadline_ms must be an integer from 1 to 86400000",
+                             code="invalid-seed-deadline")
         if seats is None:
             seats = [f"player {name}" for name in rules.seat_names]
         if (not isinstance(seats, Sequence) or len(seats) != len(rules.seat_names)
@@ -414,12 +463,13 @@ class Ledger:
             "seat_names": json.dumps(list(seats)),
             "token_hashes": json.dumps([_token_hash(token) for token in tokens]),
             "server_seed": server_seed.hex(), "commitment": genesis["commitment"],
-            "next_seq": 1, "deadline_ms": None,
+            "next_seq": 1, "deadline_ms": created + seed_deadline_ms,
         }
         self.store.create_match(row, [StoredEvent.of(genesis)])
         return {
             "id": match_id, "game": genesis["game"], "params": genesis["params"],
             "commitment": genesis["commitment"], "turn_limit_ms": turn_limit_ms,
+            "seed_deadline_ms": created + seed_deadline_ms,
             "server_key_id": self.server_key.key_id, "next_seq": 1,
             "seats": [{"seat": index, "name": name, "token": token}
                       for index, (name, token) in enumerate(zip(seats, tokens, strict=True))],
@@ -691,7 +741,8 @@ class Ledger:
                        for key in replayer.seat_keys],
             deadline_ms=(replayer.last_ts + replayer.turn_limit_ms
                          if replayer.turn_limit_ms is not None and replayer.started
-                         and not replayer.ended else None),
+                         and not replayer.ended
+                         else live.seed_deadline_ms if not replayer.started else None),
             state=None if state is None else game.view(state, seat),
             legal_actions=legal,
         )

@@ -346,9 +346,10 @@ class EventStore:
             return int(conn.execute(query).scalar() or 0)
 
     def due(self, now_ms: int, limit: int = 100) -> list[str]:
-        """Ids of live matches whose turn deadline has passed."""
+        """Ids of live matches whose deadline (the seating's, or the turn's) has passed."""
         query = (select(_MATCHES.c.id)
-                 .where(_MATCHES.c.status == "playing", _MATCHES.c.deadline_ms.is_not(None),
+                 .where(_MATCHES.c.status.in_(("seating", "playing")),
+                        _MATCHES.c.deadline_ms.is_not(None),
                         _MATCHES.c.deadline_ms <= now_ms)
                  .order_by(_MATCHES.c.deadline_ms).limit(limit))
         with self.engine.connect() as conn:

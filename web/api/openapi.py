@@ -85,9 +85,15 @@ def openapi_document() -> dict[str, Any]:
                     "requestBody": _body({
                         "game": {"type": "string"}, "params": {"type": "object"},
                         "turn_limit_ms": {"type": ["integer", "null"], "minimum": 1},
+                        "seed_deadline_ms": {
+                            "type": ["integer", "null"], "minimum": 1,
+                            "description": "Seats without a seed this long after the creation "
+                                           "are declined by the server (default: the turn "
+                                           "limit, or 300000 without one)"},
                         "seats": {"type": "array", "items": {"type": "string"}}}, ["game"]),
                     "responses": {"201": _json({"type": "object", "properties": {
                         "id": {"type": "string"}, "commitment": _HEX64,
+                        "seed_deadline_ms": {"type": "integer"},
                         "seats": {"type": "array", "items": {"type": "object", "properties": {
                             "seat": {"type": "integer"}, "name": {"type": "string"},
                             "token": {"type": "string"}}}}}},

@@ -39,7 +39,7 @@ def _int_arg(name: str, default: int, minimum: int, maximum: int) -> int:
 @bp.post("/matches")
 def create_match() -> tuple[Response, int]:
     body = json_body()
-    unknown_fields(body, {"game", "params", "turn_limit_ms", "seats"})
+    unknown_fields(body, {"game", "params", "turn_limit_ms", "seed_deadline_ms", "seats"})
     game = field(body, "game")
     if not isinstance(game, str):
         raise BadRequest("game must be a string", code="unknown-game")
@@ -50,7 +50,8 @@ def create_match() -> tuple[Response, int]:
         seats = [seat.get("name") if isinstance(seat, dict) else seat for seat in seats]
     created = ledger().create_match(
         game, body.get("params") or {},
-        turn_limit_ms=body.get("turn_limit_ms", DEFAULT_TURN_LIMIT_MS), seats=seats)
+        turn_limit_ms=body.get("turn_limit_ms", DEFAULT_TURN_LIMIT_MS), seats=seats,
+        seed_deadline_ms=body.get("seed_deadline_ms"))
     return jsonify(created), 201
 
 
