@@ -1,0 +1,135 @@
+"""A Wyrdstone duel drawn as a standalone SVG string. Pure: no I/O, no Flask.
+
+Seat A's mage is at the bottom, B's at the top, each with a health bar and five energy counters;
+between them the two rows of five slots (slot n of A faces slot n of B) with each creature's
+attack/health and icons for poison, stun and buffs; on the right the turn, the Wrath of the
+Gods countdown and the last scroll cast. Nothing in a Wyrdstone state is hidden, so every
+perspective (a seat, everything, a spectator) draws the same picture, apart from the title
+line naming the perspective.
+
+>>> import random
+>>> from fairdeal.games.base import SimpleRng
+>>> from fairdeal.games.wyrdstone.game import GAME
+>>> render_svg(GAME.setup({}, SimpleRng(random.Random(1)))).startswith("<svg")
+True
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from .book import ELEMENT_NAMES, SCROLL_BY_ID
+from .engine import DRAW_AT, WRATH_FROM
+from .state import HEALTH, SEAT_NAMES, SLOTS, Creature, WyrdState
+
+__all__ = ["render_svg"]
+
+_WIDTH, _HEIGHT = 900, 560
+_COLOURS = {"fire": "#c0392b", "water": "#2e6fb0", "air": "#7fb3d5", "earth": "#7d6b3a",
+            "death": "#5b4a68", "neutral": "#888888"}
+_SLOT_W, _SLOT_H, _SLOT_X = 104, 110, 40
+
+
+def _text(x: float, y: float, content: str, size: int = 13, anchor: str = "start",
+          weight: str = "normal", fill: str = "#222") -> str:
+    return (f'<text x="{x:.0f}" y="{y:.0f}" font-size="{size}" text-anchor="{anchor}" '
+            f'font-weight="{weight}" fill="{fill}">{escape(content)}</text>')
+
+
+def _rect(x: float, y: float, w: float, h: float, fill: str, extra: str = "") -> str:
+    return f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" fill="{fill}"{extra}/>'
+
+
+def _mage(state: WyrdState, seat: int, y: float) -> list[str]:
+    """Name, school, health bar and the five energy counters."""
+    loadout = state.loadouts[seat]
+    school = loadout.school.capitalize()
+    if loadout.patron:
+        school += f" ({loadout.patron})"
+    acting = state.result is None and state.seat == seat
+    health = max(state.health[seat], 0)
+    parts = [
+        _text(_SLOT_X, y, f"Mage {SEAT_NAMES[seat]} · {school}{'  ◀ to act' if acting else ''}",
+              15, weight="bold"),
+        _rect(_SLOT_X, y + 8, 300, 14, "#eee", ' stroke="#555"'),
+        _rect(_SLOT_X, y + 8, 300 * min(health, HEALTH) / HEALTH, 14, "#3c9d4a"),
+        _text(_SLOT_X + 310, y + 20, f"health {state.health[seat]}/{HEALTH}", 13),
+    ]
+    for n, (element, amount) in enumerate(state.energy_of(seat).items()):
+        x = _SLOT_X + 460 + 70 * n
+        parts.append(f'<circle cx="{x}" cy="{y + 10}" r="13" fill="{_COLOURS[element]}"/>')
+        parts.append(_text(x, y + 15, str(amount), 13, "middle", "bold", "#fff"))
+        parts.append(_text(x + 16, y + 15, ELEMENT_NAMES[element][:2], 10))
+    return parts
+
+
+def _icons(creature: Creature) -> str:
+    icons = []
+    if creature.poison_turns:
+        icons.append(f"☠{creature.poison}×{creature.poison_turns}")
+    if creature.stunned:
+        icons.append(f"✷{creature.stun + (1 if creature.held else 0)}")
+    if creature.buff:
+        icons.append(f"▲+{creature.buff}×{creature.buff_turns}")
+    return " ".join(icons)
+
+
+def _slot(state: WyrdState, seat: int, slot: int, y: float) -> list[str]:
+    x = _SLOT_X + (slot - 1) * (_SLOT_W + 12)
+    creature = state.creature(seat, slot)
+    parts = [_rect(x, y, _SLOT_W, _SLOT_H, "#f7f4ec", ' stroke="#999" rx="6"'),
+             _text(x + 4, y + 14, str(slot), 10, fill="#999")]
+    if creature is None:
+        return parts
+    scroll = SCROLL_BY_ID[creature.scroll]
+    parts += [
+        _rect(x, y + 20, _SLOT_W, 6, _COLOURS[scroll.element]),
+        _text(x + _SLOT_W / 2, y + 44, creature.name, 11, "middle", "bold"),
+        _text(x + _SLOT_W / 2, y + 68, f"⚔{creature.strength}  ♥{creature.health}", 15,
+              "middle", "bold"),
+        _text(x + _SLOT_W / 2, y + 88, _icons(creature), 11, "middle", fill="#7b2d26"),
+    ]
+    if creature.summoned == state.turn:
+        parts.append(_text(x + _SLOT_W / 2, y + 104, "summoned", 10, "middle", fill="#777"))
+    return parts
+
+
+def _panel(state: WyrdState) -> list[str]:
+    x = _SLOT_X + 5 * (_SLOT_W + 12) + 20
+    lines = [f"Turn {state.turn}"]
+    if state.turn < WRATH_FROM:
+        lines.append(f"Wrath of the Gods in {WRATH_FROM - state.turn} turns")
+    else:
+        lines.append(f"Wrath of the Gods: {state.turn - WRATH_FROM + 1} damage")
+    lines.append(f"draw at turn {DRAW_AT}")
+    if state.last_cast is not None:
+        seat, scroll, slot = state.last_cast
+        where = "" if slot is None else f" (slot {slot})"
+        lines.append(f"last scroll: {SEAT_NAMES[seat]} {SCROLL_BY_ID[scroll].name}{where}")
+    if state.result is not None:
+        winner = state.result.winner
+        lines.append("draw" if winner is None else f"{SEAT_NAMES[winner]} wins")
+        lines.append(f"({state.result.reason})")
+    return [_text(x, 230 + 20 * n, line, 13, weight="bold" if n == 0 else "normal")
+            for n, line in enumerate(lines)]
+
+
+def render_svg(state: WyrdState, seat: int | None = None, *, spectator: bool = False) -> str:
+    """The duel as a standalone SVG. Every perspective shows the same public state."""
+    who = "spectator" if spectator else "everything" if seat is None else SEAT_NAMES[seat]
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_WIDTH}" height="{_HEIGHT}" '
+        f'viewBox="0 0 {_WIDTH} {_HEIGHT}" font-family="sans-serif">',
+        _rect(0, 0, _WIDTH, _HEIGHT, "#fffdf7"),
+        _text(_WIDTH - 10, 16, f"Wyrdstone · view: {who}", 10, "end", fill="#999"),
+    ]
+    parts += _mage(state, 1, 30)
+    for slot in range(1, SLOTS + 1):
+        parts += _slot(state, 1, slot, 80)
+        parts += _slot(state, 0, slot, 330)
+    parts.append(f'<line x1="{_SLOT_X}" x2="{_SLOT_X + 5 * (_SLOT_W + 12)}" y1="270" y2="270" '
+                 'stroke="#ccc" stroke-dasharray="6 4"/>')
+    parts += _mage(state, 0, 480)
+    parts += _panel(state)
+    parts.append("</svg>")
+    return "\n".join(parts)
