@@ -108,6 +108,8 @@ class _Live:
     lock: threading.RLock = field(default_factory=threading.RLock)
     #: the summary part of a view while seating or playing (built once from ``row``)
     summary: dict[str, Any] | None = None
+    #: the spectator's drawing and the next_seq it was drawn at
+    drawing: tuple[int, str] | None = None
 
     @property
     def seed_deadline_ms(self) -> int | None:
@@ -747,6 +749,32 @@ class Ledger:
             legal_actions=legal,
         )
         return match
+
+    def board_svg(self, match_id: str, token: str | None = None) -> str | None:
+        """The board now, drawn by the game itself: ``render_svg(state, None, spectator=True)``
+        — public information only — without a token, the seat's own perspective with one.
+        None before play starts, and for imported matches (their bundle draws every step)."""
+        live = self._fresh(match_id)
+        seat = None if token is None else self._seat(live, token)
+        recorder = live.recorder
+        if recorder is None:
+            return None
+        with live.lock:
+            if live.stale:
+                return self.board_svg(match_id, token)
+            state = recorder.state
+            if state is None:
+                return None
+            if seat is None and live.drawing is not None and live.drawing[0] == recorder.next_seq:
+                return live.drawing[1]
+            drawing = recorder.game.render_svg(state, seat, spectator=seat is None)
+            if seat is None:  # the live page polls it: draw each position once
+                live.drawing = (recorder.next_seq, drawing)
+            return drawing
+
+    def spectator_svg(self, match_id: str) -> str | None:
+        """The board as a spectator may see it now (see ``board_svg``)."""
+        return self.board_svg(match_id, None)
 
     def spectator_view(self, match_id: str) -> dict[str, Any]:
         """What anyone may see of a match: public state only."""

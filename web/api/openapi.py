@@ -150,6 +150,14 @@ def openapi_document() -> dict[str, Any]:
                     "events": {"type": "array", "items": _EVENT},
                     "next_after": {"type": "integer"}}}, "Events in order"),
                     **_errors(400, 404)}}},
+            "/matches/{match_id}/board.svg": {"get": {
+                "summary": "The board now, drawn by the game: public information only without "
+                           "a token, the seat's own perspective with its token",
+                "parameters": [_MATCH_ID], "security": [{}, {"bearerAuth": []}],
+                "responses": {"200": {"description": "An SVG drawing",
+                                      "content": {"image/svg+xml": {"schema": {
+                                          "type": "string"}}}},
+                              **_errors(401, 403, 404, 409)}}},
             "/matches/{match_id}/bundle": {"get": {
                 "summary": "The sealed bundle (409 before the end)",
                 "parameters": [_MATCH_ID],

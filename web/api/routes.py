@@ -126,6 +126,17 @@ def events(match_id: str) -> Response:
                     "next_after": found[-1]["seq"] if found else after})
 
 
+@bp.get("/matches/<match_id>/board.svg")
+def board(match_id: str) -> Response:
+    drawing = ledger().board_svg(match_id, bearer_token(required=False))
+    if drawing is None:
+        return error_response(409, "no-board", f"match {match_id} has no board to draw: play "
+                              "has not started, or it was imported (its bundle draws it)")
+    response = Response(drawing, mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 @bp.get("/matches/<match_id>/bundle")
 def bundle(match_id: str) -> Response:
     data = ledger().bundle(match_id)

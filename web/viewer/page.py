@@ -8,7 +8,6 @@ from typing import Any
 from flask import current_app, render_template, request, url_for
 from markupsafe import Markup, escape
 
-from .live_draw import towers_svg
 from .loading import ledger
 from .matches import LoadedMatch, check_rows
 from .present import (
@@ -117,8 +116,9 @@ def page_context(match: LoadedMatch) -> dict[str, Any]:
     if match.live and match.match_id:
         spectator = ledger().spectator(match.match_id) or {}
         public_state = state_tables(spectator.get("state"))
-        names = [str(seat.get("name", "?")) for seat in seats]
-        drawing = towers_svg(spectator.get("state"), names)
+        # the game's own drawing, public information only (render_svg with spectator=True);
+        # trusted code, as every board on this page
+        drawing = ledger().spectator_svg(match.match_id)
         live_board = Markup(drawing) if drawing else None
     key_id = match.report.facts.get("key_id")
     return {

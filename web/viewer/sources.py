@@ -210,6 +210,18 @@ class LedgerReader:
             return None
         return dict(view) if view is not None else None
 
+    def spectator_svg(self, match_id: str) -> str | None:
+        """The game's own drawing of a live match's public state, or None when the ledger has
+        none to give (a memory store, a match not started)."""
+        draw = getattr(self.ledger, "spectator_svg", None)
+        if draw is None:
+            return None
+        try:
+            drawing = draw(match_id)
+        except Exception:  # noqa: BLE001  the drawing is a nicety, as the view
+            return None
+        return str(drawing) if drawing is not None else None
+
     def matches(self, limit: int, offset: int, game: str | None) -> list[Any]:
         if game:
             return list(self.ledger.list_matches(limit, offset, game))

@@ -3,9 +3,11 @@ and a tiny driver that plays a match through the Flask test client."""
 
 from __future__ import annotations
 
+import copy
 import os
 import random
 import secrets
+import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -14,6 +16,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import create_engine, text
 
+from fairdeal.games import get_bots, get_game
 from fairdeal.ledger.keys import load_or_create_server_key
 from fairdeal.ledger.service import Ledger
 from fairdeal.ledger.store import EventStore, open_engine
@@ -116,3 +119,66 @@ class Driver:
 @pytest.fixture
 def driver(client: FlaskClient) -> Driver:
     return Driver(client)
+
+
+# --- secrecy helpers: a match played live move by move, and states whose hidden parts differ
+
+_OTHER_TROOP = {"kwak": "roxy", "skully": "star", "capn": "hook", "jumbo": "xb42",
+                "hook": "capn", "xb42": "jumbo", "star": "skully", "roxy": "kwak"}
+
+
+def _other_arcomage(data: dict[str, Any], seen_by: int | None) -> dict[str, Any]:
+    data = copy.deepcopy(data)
+    for seat, player in enumerate(data["players"]):
+        if seat != seen_by:
+            player["hand"] = [(card % 102) + 1 for card in player["hand"]]
+    data["deck"]["draw_pile"] = list(reversed(data["deck"]["draw_pile"]))
+    return data
+
+
+def _other_toybattle(data: dict[str, Any], seen_by: int | None) -> dict[str, Any]:
+    data = copy.deepcopy(data)
+    for seat, colour in enumerate(("blue", "red")):
+        data["reserves"][colour] = [_OTHER_TROOP[t] for t in data["reserves"][colour]]
+        data["set_aside"][colour] = [_OTHER_TROOP[t] for t in data["set_aside"][colour]]
+        if seat != seen_by:
+            data["racks"][colour] = [_OTHER_TROOP[t] for t in data["racks"][colour]]
+            data["frozen"][colour] = [_OTHER_TROOP[t] for t in data["frozen"][colour]]
+    return data
+
+
+def other_hidden(name: str, state: Any, seen_by: int | None = None) -> Any:
+    """``state`` with every part hidden from ``seen_by`` (None: a spectator) changed."""
+    game = get_game(name)
+    change = {"arcomage": _other_arcomage, "toybattle": _other_toybattle}[name]
+    return game.state_from_json(change(game.state_to_json(state), seen_by))
+
+
+def live_match(ledger: Ledger, name: str, seed: int) -> Iterator[tuple[str, list[str], Any]]:
+    """Play a match of ``name`` move by move through the ledger (random bots, both seats);
+    yield ``(match_id, tokens, state before the move)`` before each move."""
+    created = ledger.create_match(name, {}, turn_limit_ms=None)
+    match_id = created["id"]
+    tokens = [seat["token"] for seat in created["seats"]]
+    for token in tokens:
+        ledger.add_seed(match_id, token, None)
+    game = get_game(name)
+    bot = get_bots(name)["random"]
+    rng = random.Random(seed)
+    for index in range(2_000):
+        view = ledger.spectator_view(match_id)
+        if view["status"] != "playing":
+            return
+        state = ledger._live(match_id).recorder.state  # the test plays both seats
+        yield match_id, tokens, state
+        seat = game.current_seat(state)
+        ledger.play(match_id, tokens[seat], game.action_to_json(bot.choose(state, rng)),
+                    expected_seq=view["next_seq"], action_id=f"m{index}")
+    raise AssertionError("the match did not end")
+
+
+@pytest.fixture
+def hidden() -> types.SimpleNamespace:
+    """The secrecy helpers: ``hidden.other(name, state, seen_by)`` and
+    ``hidden.live_match(ledger, name, seed)``."""
+    return types.SimpleNamespace(other=other_hidden, live_match=live_match)

@@ -118,14 +118,3 @@ def test_summarize_reads_the_ledgers_summaries_and_the_memory_stores() -> None:
     summary = summarize(memory_row)
     assert (summary.game, summary.seats, summary.turn_limit_ms, summary.live) == (
         "toybattle", ("c", "d"), 1000, False)
-
-
-def test_live_towers_are_drawn_to_scale_and_escape_names() -> None:
-    from fairdeal.web.viewer.live_draw import towers_svg
-
-    view = {"victory": {"tower": 100}, "players": [{"tower": 50, "wall": 10},
-                                                   {"tower": 100, "wall": 0}]}
-    svg = towers_svg(view, ["<b>", "bob"])
-    assert svg is not None and "&lt;b&gt;" in svg and "<b>" not in svg
-    assert 'height="110.0"' in svg and 'height="220.0"' in svg  # half and full of 220 px
-    assert towers_svg({"players": [{"tower": "x", "wall": 1}, {"tower": 1, "wall": 1}]}) is None
