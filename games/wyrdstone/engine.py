@@ -117,6 +117,7 @@ class Duel:
             self.check_werewolves(seat)
 
     def check_werewolves(self, seat: int) -> None:
+        """Every Werewolf of ``seat`` becomes a wolf if its owner's Death exceeds 5 now."""
         if self.energy[5 * seat + DEATH] <= WEREWOLF_DEATH:
             return
         for index in range(seat * SLOTS, seat * SLOTS + SLOTS):
@@ -260,8 +261,9 @@ class Duel:
     # ------------------------------------------------------------------ the turn
 
     def start_turn(self) -> None:
-        """The start of ``self.seat``'s turn ``self.turn``: Wrath of the Gods, then the seed's
-        five steps in order. Stops as soon as a mage has fallen."""
+        """The start of ``self.seat``'s turn ``self.turn``: Wrath of the Gods (the duel ends at
+        once if it fells a mage), then the seed's five steps in order, all of them (a mage who
+        falls during them is judged once the start is over)."""
         seat = self.seat
         self.streams.purpose = "start"
         if self.turn >= WRATH_FROM:
@@ -294,8 +296,6 @@ class Duel:
                 if creature.poison_turns == 0:
                     creature.poison = 0
                 self.deaths()
-        if self.outcome() is not None:
-            return
         # (3) creature abilities, left to right (a stunned creature misses them)
         for index in own:
             creature = self.board[index]

@@ -14,7 +14,7 @@ from .book import ELEMENT_NAMES, ELEMENTS, RUNE_BY_ID, SCROLL_BY_ID, Scroll
 from .engine import DRAW_AT, Duel
 from .state import HEALTH, SEAT_NAMES, SKIP, SLOTS, Action, Creature, Loadout, WyrdState
 
-__all__ = ["START_ENERGY", "SCHOOL_ENERGY", "apply", "check", "legal_actions", "resign",
+__all__ = ["START_ENERGY", "SCHOOL_ENERGY", "apply", "cast", "check", "legal_actions", "resign",
            "setup", "timeout"]
 
 #: each mage starts with 7 energy in its school's element and 4 in each other (23 in all)
@@ -124,7 +124,8 @@ def check(state: WyrdState, action: Action) -> None:
     raise IllegalAction(f"{scroll.name} needs {side} creatures: slot {action.slot!r} holds none")
 
 
-def _cast(duel: Duel, seat: int, scroll: Scroll, slot: int | None) -> None:
+def cast(duel: Duel, seat: int, scroll: Scroll, slot: int | None) -> None:
+    """Pay for ``scroll`` and resolve it on ``duel`` (assumes it was checked)."""
     duel.streams.purpose = "cast"
     duel.pay(seat, scroll)
     index = None if slot is None else slot - 1 + SLOTS * (
@@ -169,7 +170,7 @@ def apply(state: WyrdState, action: Action, rng: Rng) -> WyrdState:
         return duel.freeze((seat, "rune", action.rune, None), duel.outcome())
     if action.kind == "cast":
         assert action.scroll is not None
-        _cast(duel, seat, SCROLL_BY_ID[action.scroll], action.slot)
+        cast(duel, seat, SCROLL_BY_ID[action.scroll], action.slot)
         return _finish(duel, seat, (seat, "cast", action.scroll, action.slot))
     return _finish(duel, seat, (seat, "skip", None, None))
 
