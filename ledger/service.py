@@ -36,6 +36,7 @@ from fairdeal.verifier.canonical import CanonicalError, canonical_bytes
 from fairdeal.verifier.keys import InvalidKey, SigningKey, parse_public_key
 from fairdeal.verifier.protocol import BUNDLE_FORMAT
 from fairdeal.verifier.record import MatchRecorder, make_genesis
+from fairdeal.verifier.replay import MatchReplayer
 from fairdeal.verifier.report import Report, VerificationError
 from fairdeal.verifier.verify import chain_hashes, verify_bundle, verify_bytes
 
@@ -110,6 +111,10 @@ class _Live:
     summary: dict[str, Any] | None = None
     #: the spectator's drawing and the next_seq it was drawn at
     drawing: tuple[int, str] | None = None
+    #: a replayer of its own that lags the recorder, to caption each move in the state before
+    #: it; and the captions so far by seq
+    narrator: MatchReplayer | None = None
+    captions: dict[int, str] = field(default_factory=dict)
 
     @property
     def seed_deadline_ms(self) -> int | None:
@@ -775,6 +780,43 @@ class Ledger:
     def spectator_svg(self, match_id: str) -> str | None:
         """The board as a spectator may see it now (see ``board_svg``)."""
         return self.board_svg(match_id, None)
+
+    def public_captions(self, match_id: str, after: int = -1) -> dict[int, str]:
+        """One line for people about each move after position ``after``, by seq: the game's
+        ``describe_action`` in the state before the move. It names only what the move itself
+        makes public (the card played, the troop placed, how many troops are drawn — never
+        which); tests/web/api/test_captions.py proves it for every game."""
+        live = self._fresh(match_id)
+        recorder = live.recorder
+        if recorder is None:
+            return {}
+        with live.lock:
+            if live.stale:
+                return self.public_captions(match_id, after)
+            self._narrate(live, recorder)
+            return {seq: text for seq, text in live.captions.items() if seq > after}
+
+    def _narrate(self, live: _Live, recorder: MatchRecorder) -> None:
+        """Feed the match's narrator up to the recorder, captioning each move on the way."""
+        if live.narrator is None:
+            live.narrator = MatchReplayer(recorder.events[0],
+                                          bytes.fromhex(live.row["server_seed"]))
+            live.captions = {}
+        narrator = live.narrator
+        game = recorder.game
+        events = recorder.events
+        for event in events[narrator.last_seq + 1:]:
+            if event["type"] == "move" and narrator.state is not None:
+                try:
+                    action = game.parse_action(event["action"])
+                    live.captions[event["seq"]] = game.describe_action(narrator.state, action)
+                except (RulesError, KeyError, ValueError):
+                    pass  # the event list shows the raw action instead
+            try:
+                narrator.feed(event)
+            except VerificationError:  # the recorder checked it already: never expected
+                log.error("narrator: match %s stops at event %s", live.match_id, event["seq"])
+                return
 
     def spectator_view(self, match_id: str) -> dict[str, Any]:
         """What anyone may see of a match: public state only."""

@@ -148,7 +148,11 @@ def openapi_document() -> dict[str, Any]:
                                {"name": "limit", "in": "query", "schema": {"type": "integer"}}],
                 "responses": {"200": _json({"type": "object", "properties": {
                     "events": {"type": "array", "items": _EVENT},
-                    "next_after": {"type": "integer"}}}, "Events in order"),
+                    "next_after": {"type": "integer"},
+                    "captions": {"type": "object", "additionalProperties": {"type": "string"},
+                                 "description": "One line for people about each move, by "
+                                                "seq, from public information only"}}},
+                    "Events in order"),
                     **_errors(400, 404)}}},
             "/matches/{match_id}/board.svg": {"get": {
                 "summary": "The board now, drawn by the game: public information only without "

@@ -122,8 +122,11 @@ def events(match_id: str) -> Response:
     after = _int_arg("after", -1, -1, 10**9)
     limit = _int_arg("limit", 1000, 1, 10_000)
     found = ledger().public_events(match_id, after, limit)
-    return jsonify({"events": found, "after": after,
-                    "next_after": found[-1]["seq"] if found else after})
+    last = found[-1]["seq"] if found else after
+    captions = ledger().public_captions(match_id, after)
+    return jsonify({"events": found, "after": after, "next_after": last,
+                    "captions": {str(seq): text for seq, text in captions.items()
+                                 if seq <= last}})
 
 
 @bp.get("/matches/<match_id>/board.svg")

@@ -71,7 +71,8 @@ def load_stored(match_id: str) -> LoadedMatch:
         return loaded
     events = reader.events(match_id) or []
     key = f"live-{match_id}-{len(events)}"
-    loaded = cache.get(key, lambda: load_live(match_id, events, key))
+    loaded = cache.get(key, lambda: load_live(match_id, events, key,
+                                              reader.captions(match_id)))
     return loaded
 
 

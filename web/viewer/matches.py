@@ -65,6 +65,8 @@ class LoadedMatch:
     svg_cache: dict[tuple[int, int | None], str] = field(default_factory=dict)
     #: rendered pieces of the page that do not depend on the step (the event list)
     html_cache: dict[tuple[str, ...], str] = field(default_factory=dict)
+    #: a live match's move captions by seq, written by the ledger from public information
+    captions: dict[int, str] = field(default_factory=dict)
 
     @property
     def genesis(self) -> Mapping[str, Any] | None:
@@ -176,8 +178,10 @@ def load_bundle(data: bytes, key: str | None = None,
     return match
 
 
-def load_live(match_id: str, events: list[dict[str, Any]], key: str | None = None) -> LoadedMatch:
-    """A match still in play, from its public events: only the chain so far can be checked."""
+def load_live(match_id: str, events: list[dict[str, Any]], key: str | None = None,
+              captions: dict[int, str] | None = None) -> LoadedMatch:
+    """A match still in play, from its public events: only the chain so far can be checked.
+    ``captions`` are the ledger's public captions of its moves (by seq), if it has them."""
     report = Report()
     report.facts.update(match_id=match_id, events=len(events))
     if events:
@@ -196,7 +200,8 @@ def load_live(match_id: str, events: list[dict[str, Any]], key: str | None = Non
         except (KeyError, TypeError) as e:
             report.failed(VerificationError("chain", f"an event is missing a field: {e}"))
     match = LoadedMatch(key=key or f"live-{match_id}-{len(events)}", match_id=match_id,
-                        events=events, report=report, live=True)
+                        events=events, report=report, live=True,
+                        captions=dict(captions or {}))
     try:
         match.game = get_game(events[0]["game"]) if events else None
     except RulesError:

@@ -139,8 +139,9 @@ def _event_text(match: LoadedMatch, event: Mapping[str, Any]) -> str:
     if number is not None and number < len(match.steps) and not match.live:
         return match.steps[number].caption
     if kind == "move":
-        # a live match has no state to describe the move in: show what the event says
-        return f"{who}: {_cell(event.get('action'))}"
+        # a live match: the ledger's public caption, else what the event says
+        caption = match.captions.get(event.get("seq", -1))
+        return caption if caption else f"{who}: {_cell(event.get('action'))}"
     if kind == "timeout":
         return f"{who} let the turn run out"
     if kind == "resign":

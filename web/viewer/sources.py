@@ -222,6 +222,16 @@ class LedgerReader:
             return None
         return str(drawing) if drawing is not None else None
 
+    def captions(self, match_id: str) -> dict[int, str]:
+        """A live match's public move captions by seq (empty when the ledger has none)."""
+        narrate = getattr(self.ledger, "public_captions", None)
+        if narrate is None:
+            return {}
+        try:
+            return {int(seq): str(text) for seq, text in narrate(match_id).items()}
+        except Exception:  # noqa: BLE001  the raw action is shown instead
+            return {}
+
     def matches(self, limit: int, offset: int, game: str | None) -> list[Any]:
         if game:
             return list(self.ledger.list_matches(limit, offset, game))

@@ -8,6 +8,7 @@ import logging
 import random
 import time
 
+from fairdeal.games.arcomage.cards import CARD_BY_ID
 from fairdeal.ledger.service import Ledger
 from fairdeal.verifier.replay import replay_steps
 from fairdeal.verifier.verify import verify_bytes
@@ -139,6 +140,19 @@ def test_nothing_secret_leaves_the_server_before_the_reveal(ledger: Ledger, capl
         bodies = seen[f"seat{seat}"] + seen["spectator"]
         for secret in secrets_of[seat]:
             assert not any(secret in body for body in bodies), (seat, secret)
+    # the captions of /events name only cards that were played or discarded: the name of a
+    # card that never showed in public appears in no response before the reveal
+    shown = {event["action"]["card"] for event in bundle["events"] if event["type"] == "move"}
+    shown.update(game.state_to_json(steps[-1].state)["deck"]["discard_pile"])
+    shown_names = [CARD_BY_ID[card].name for card in shown]
+    never_shown = {card.name for card in CARD_BY_ID.values() if card.id not in shown
+                   and not any(card.name in name for name in shown_names)}
+    assert len(never_shown) > 10
+    for body in timeline[:ended_at]:
+        text = body.decode()
+        assert not any(name in text for name in never_shown), text[:200]
+    captions = [body for body in timeline[:ended_at] if b'"captions":{"' in body]
+    assert captions and any(name.encode() in body for body in captions for name in shown_names)
     # and the seat did see its own hand (the search would find it if it leaked)
     own_hands = {b'"hand":' + json.dumps(game.state_to_json(s.state)["players"][0]["hand"],
                                          separators=(",", ":")).encode() for s in steps}
