@@ -253,7 +253,8 @@ def state_to_json(state: WyrdState) -> dict[str, JSON]:
         },
         "last_cast": None if cast is None else {"seat": cast[0], "scroll": cast[1],
                                                 "slot": cast[2]},
-        "result": None if state.result is None else state.result.to_json(),
+        "result": None if state.result is None else {**state.result.to_json(),
+                                                       "detail": state.result.detail},
     }
 
 
@@ -309,7 +310,9 @@ def state_from_json(data: JSON) -> WyrdState:
             last=None if last is None else (last["seat"], last["kind"], last["id"],
                                             last["slot"]),
             last_cast=None if cast is None else (cast["seat"], cast["scroll"], cast["slot"]),
-            result=None if data["result"] is None else Outcome.from_json(data["result"]),
+            result=None if data["result"] is None else Outcome(
+                **Outcome.from_json(data["result"]).to_json(),
+                detail=str(data["result"].get("detail", ""))),
         )
     except (KeyError, TypeError, IndexError) as e:
         raise ValueError(f"malformed wyrdstone state: {e!r}") from None
