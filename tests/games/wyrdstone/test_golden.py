@@ -1,0 +1,110 @@
+"""Golden replays: whole recorded duels must replay to the very same final state.
+
+Each fixtures/games/wyrdstone/golden-*.json holds a stream key (hex), the params, the events
+(moves, timeouts, a resignation) and the final ``state_to_json``. Setup draws from
+``RandomStream(key, "setup")`` and the n-th event (0-based) from ``RandomStream(key, "ply/n")``,
+as the protocol does. A rule or book change that alters any number breaks them: that needs a
+new rules version, not new fixtures.
+
+To write them again (only with a new rules version):
+``.venv/bin/python tests/games/wyrdstone/test_golden.py``
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fairdeal.games.wyrdstone import GAME
+from fairdeal.games.wyrdstone.bots import BOTS
+from fairdeal.verifier.rng import RandomStream
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "games" / "wyrdstone"
+GOLDEN = sorted(FIXTURES.glob("golden-*.json"))
+
+
+def replay(fixture: dict[str, Any]) -> Any:
+    """The state after the fixture's events."""
+    key = bytes.fromhex(fixture["key"])
+    state = GAME.setup(fixture["params"], RandomStream(key, "setup"))
+    for ply, event in enumerate(fixture["events"]):
+        rng = RandomStream(key, f"ply/{ply}")
+        if event["type"] == "move":
+            assert event["seat"] == GAME.current_seat(state)
+            state = GAME.apply(state, GAME.parse_action(event["action"]), rng)
+        elif event["type"] == "timeout":
+            state = GAME.timeout(state, rng)
+        else:
+            state = GAME.resign(state, event["seat"])
+    return state
+
+
+def test_there_are_golden_replays() -> None:
+    assert len(GOLDEN) >= 2
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.name)
+def test_golden_replay(path: Path) -> None:
+    fixture = json.loads(path.read_text(encoding="utf-8"))
+    assert fixture["rules_version"] == GAME.rules_version
+    final = replay(fixture)
+    assert GAME.state_to_json(final) == fixture["final_state"]
+    assert GAME.result(final).to_json() == fixture["result"]
+
+
+def _record(name: str, key: bytes, params: dict[str, Any], seed: int, timeouts: float,
+            bots: tuple[str, str], resign_at: int | None = None) -> None:
+    """Play bots against each other (with some timeouts) and write the fixture."""
+    choices = random.Random(seed)
+    state = GAME.setup(params, RandomStream(key, "setup"))
+    events: list[dict[str, Any]] = []
+    while GAME.result(state) is None:
+        rng = RandomStream(key, f"ply/{len(events)}")
+        if resign_at is not None and len(events) == resign_at:
+            events.append({"type": "resign", "seat": state.seat})
+            state = GAME.resign(state, state.seat)
+            continue
+        if choices.random() < timeouts:
+            events.append({"type": "timeout", "seat": state.seat})
+            state = GAME.timeout(state, rng)
+            continue
+        action = BOTS[bots[state.seat]].choose(state, choices)
+        events.append({"type": "move", "seat": state.seat, "action": GAME.action_to_json(action)})
+        state = GAME.apply(state, action, rng)
+    fixture = {
+        "game": GAME.name,
+        "rules_version": GAME.rules_version,
+        "key": key.hex(),
+        "params": GAME.normalize_params(params),
+        "events": events,
+        "result": GAME.result(state).to_json(),
+        "final_state": GAME.state_to_json(state),
+    }
+    path = FIXTURES / f"golden-{name}.json"
+    path.write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"{path}: {len(events)} events, turn {state.turn}, {fixture['result']}")
+
+
+if __name__ == "__main__":
+    FIXTURES.mkdir(parents=True, exist_ok=True)
+    # the default duel, Fire against Earth
+    _record("default-greedy-random", bytes([17]) * 32, {}, seed=17, timeouts=0.0,
+            bots=("greedy", "random"))
+    # a training battle: timed-out turns are skipped; the Neutral school under the Lich
+    _record("training-lich-air", bytes.fromhex("5a" * 16 + "a5" * 16),
+            {"training": True, "A": {"school": "neutral", "patron": "lich",
+                                     "runes": ["rune-of-the-grave", "rune-of-storms"],
+                                     "skills": ["necromancy", "regeneration"]},
+             "B": {"school": "air", "artifacts": ["death-mask", "chalice-of-life"]}},
+            seed=4, timeouts=0.15, bots=("random", "greedy"))
+    # a ranked duel lost on time
+    _record("timeout-water-death", bytes([99]) * 32,
+            {"A": {"school": "water"}, "B": {"school": "death"}}, seed=99, timeouts=0.04,
+            bots=("greedy", "greedy"))
+    # every turn of a training battle timed out and skipped: Wrath of the Gods fells both
+    _record("training-all-skipped-wrath", bytes([3]) * 32, {"training": True}, seed=3,
+            timeouts=1.0, bots=("random", "random"))
