@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base import JSON, InvalidAction, Outcome
-from .book import ELEMENTS, RUNE_BY_ID, SCROLL_BY_ID
+from .book import ARTIFACT_BY_ID, ELEMENTS, RUNE_BY_ID, SCROLL_BY_ID, SKILL_BY_ID
 
 __all__ = [
     "HEALTH",
@@ -263,10 +263,28 @@ def view_json(state: WyrdState, seat: int | None) -> dict[str, JSON]:
     return state_to_json(state)
 
 
+def _bool(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{where} must be true or false, got {value!r}")
+    return value
+
+
 def _int(value: Any, where: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise ValueError(f"{where} must be an integer, got {value!r}")
     return value
+
+
+def _check_loadout(loadout: Loadout) -> None:
+    known = ((loadout.deck, SCROLL_BY_ID, "deck"), (loadout.runes, RUNE_BY_ID, "runes"),
+             (loadout.artifacts, ARTIFACT_BY_ID, "artifacts"), (loadout.skills, SKILL_BY_ID,
+                                                                "skills"))
+    for ids, catalogue, where in known:
+        unknown = [item for item in ids if item not in catalogue]
+        if unknown:
+            raise ValueError(f"loadout {where} names nothing in the book: {unknown!r}")
+    if loadout.element not in ELEMENTS:
+        raise ValueError(f"loadout element must be one of {ELEMENTS!r}, got {loadout.element!r}")
 
 
 def state_from_json(data: JSON) -> WyrdState:
@@ -280,9 +298,11 @@ def state_from_json(data: JSON) -> WyrdState:
         loadouts = []
         for mage in mages:
             raw = mage["loadout"]
-            loadouts.append(Loadout(raw["school"], raw["patron"], raw["element"],
-                                    tuple(raw["deck"]), tuple(raw["runes"]),
-                                    tuple(raw["artifacts"]), tuple(raw["skills"])))
+            loadout = Loadout(raw["school"], raw["patron"], raw["element"], tuple(raw["deck"]),
+                              tuple(raw["runes"]), tuple(raw["artifacts"]),
+                              tuple(raw["skills"]))
+            _check_loadout(loadout)
+            loadouts.append(loadout)
         board: list[Creature | None] = []
         for mage in mages:
             if len(mage["slots"]) != SLOTS:
@@ -299,14 +319,14 @@ def state_from_json(data: JSON) -> WyrdState:
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         return WyrdState(
             loadouts=(loadouts[0], loadouts[1]),
-            training=bool(data["training"]),
+            training=_bool(data["training"], "training"),
             turn=_int(data["turn"], "turn"),
             seat=seat,
             health=(_int(mages[0]["health"], "health"), _int(mages[1]["health"], "health")),
             energy=tuple(energy),
             board=tuple(board),
             belts=(belts[0], belts[1]),
-            rune_used=bool(data["rune_used"]),
+            rune_used=_bool(data["rune_used"], "rune_used"),
             last=None if last is None else (last["seat"], last["kind"], last["id"],
                                             last["slot"]),
             last_cast=None if cast is None else (cast["seat"], cast["scroll"], cast["slot"]),

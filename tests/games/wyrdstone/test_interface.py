@@ -162,6 +162,25 @@ def test_malformed_states_are_refused(data: Any) -> None:
         state_from_json(data)
 
 
+@pytest.mark.parametrize(("path", "value", "message"), [
+    (("mages", 0, "loadout", "deck"), ["unicorn"], "deck names nothing in the book"),
+    (("mages", 1, "loadout", "skills"), ["flying"], "skills names nothing"),
+    (("mages", 0, "health"), "50", "health must be an integer"),
+    (("training",), 0, "training must be true or false"),
+    (("seat",), 2, "seat must be 0 or 1"),
+    (("mages", 0, "belt"), ["rune-of-luck"], "belt holds no rune"),
+])
+def test_a_state_with_a_bad_field_is_refused(path: tuple[Any, ...], value: Any,
+                                              message: str) -> None:
+    data = GAME.state_to_json(_played(6)[-1])
+    node = data
+    for step in path[:-1]:
+        node = node[step]
+    node[path[-1]] = value
+    with pytest.raises(ValueError, match=message):
+        state_from_json(data)
+
+
 def test_everything_is_public_so_every_view_is_the_whole_state() -> None:
     for state in _played(20):
         whole = GAME.state_to_json(state)
@@ -178,7 +197,10 @@ def test_the_drawing_shows_the_duel(kit: Any) -> None:
     for words in ("Venom Spider", "Werewolf (wolf)", "☠2×3", "✷", "health 33/50",
                   "Wrath of the Gods in 2 turns", "last scroll: A Meteor", "Turn 48"):
         assert words in svg, words
-    assert GAME.render_svg(state, 0) .count("<rect") == svg.count("<rect")
+    # nothing is hidden: every perspective draws the same picture, bar the caption
+    for seat, caption in ((0, "A"), (1, "B"), (None, "everything")):
+        drawn = GAME.render_svg(state, seat)
+        assert drawn.replace(f"view: {caption}", "view: spectator") == svg
 
 
 def test_rules_data_is_flat_records() -> None:
