@@ -84,3 +84,24 @@ def test_every_record_has_text_for_the_table() -> None:
         for record in data[section]:
             if section != "scrolls" or SCROLL_BY_ID[record["id"]].abilities:
                 assert record["text"], record
+
+
+def test_rules_data_and_default_params_are_canonical() -> None:
+    from fairdeal.verifier.canonical import canonical_bytes
+
+    canonical_bytes(GAME.rules_data())  # integers and strings only: the protocol can hash it
+    canonical_bytes(GAME.default_params())
+
+
+def test_the_rules_document_lists_the_book_as_implemented() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[3] / "docs" / "rules" / "wyrdstone.md").read_text(
+        encoding="utf-8")
+    for s in SCROLLS:
+        stats = f"{s.attack}/{s.health}" if s.kind == "creature" else "—"
+        row = (f"| `{s.id}` | {s.name} | {s.element} | {s.kind} | {s.cost_text} | {stats} | "
+               f"{s.text or '—'} |")
+        assert row in text, s.id
+    for item in (*RUNES, *ARTIFACTS, *SKILLS):
+        assert f"| `{item.id}` | {item.name} | {item.text} |" in text, item.id

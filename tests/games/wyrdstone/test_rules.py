@@ -348,3 +348,21 @@ def test_legal_actions_list_runes_casts_and_skip(kit: Any) -> None:
     ]
     for action in legal_actions(state):
         apply(state, action, kit.stream())
+
+
+# ---------------------------------------------------------------- random picks
+
+
+def test_random_picks_come_from_the_stream_handed_in(kit: Any) -> None:
+    # Chaos Orb: three strikes of 3 at random among two enemy creatures
+    state = kit.state({(1, 1): kit.creature("stone-golem"), (1, 3): kit.creature("earth-titan")})
+    orb = Action("cast", scroll="chaos-orb", slot=None)
+
+    def golem_after(key: bytes) -> int:
+        golem = apply(state, orb, RandomStream(key, "ply/0")).creature(1, 1)
+        return 0 if golem is None else golem.health
+
+    outcomes = {golem_after(bytes([n]) * 32) for n in range(24)}
+    assert len(outcomes) > 1  # the key decides where the strikes land
+    assert outcomes <= {20, 17, 14, 11}  # 0 to 3 of the strikes; nothing else touches it
+    assert golem_after(bytes(32)) == golem_after(bytes(32))
