@@ -42,7 +42,7 @@ class Streams:
 
     __slots__ = ("_open", "_rng", "purpose")
 
-    def __init__(self, rng: Rng) -> None:
+    def __init__(self, rng: Rng | None) -> None:
         self._rng = rng
         self._open: dict[str, Rng] = {}
         self.purpose = "start"
@@ -51,6 +51,8 @@ class Streams:
         """An index in [0, n) from the sub-stream of the current purpose."""
         stream = self._open.get(self.purpose)
         if stream is None:
+            if self._rng is None:
+                raise AssertionError(f"a {self.purpose} pick needs a random stream")
             stream = self._open[self.purpose] = self._rng.substream(self.purpose)
         return stream.randbelow(n)
 
@@ -58,7 +60,7 @@ class Streams:
 class Duel:
     """A mutable copy of a state while one action, timeout or turn change resolves."""
 
-    def __init__(self, state: WyrdState, rng: Rng) -> None:
+    def __init__(self, state: WyrdState, rng: Rng | None) -> None:
         self.state = state
         self.turn = state.turn
         self.seat = state.seat

@@ -194,25 +194,6 @@ def resign(state: WyrdState, seat: int) -> WyrdState:
         raise InvalidAction(f"seat must be 0 or 1, got {seat!r}")
     if state.result is not None:
         raise IllegalAction("the duel is over")
-    duel = Duel(state, _NO_RNG)
+    duel = Duel(state, None)  # resigning draws nothing
     return duel.freeze((seat, "resign", None, None),
                        Outcome(1 - seat, "resigned", f"{SEAT_NAMES[seat]} resigned"))
-
-
-class _NoRng:
-    """Resigning draws nothing; this stands in for the stream it is not given."""
-
-    def randbelow(self, n: int) -> int:
-        raise AssertionError("resign draws nothing")
-
-    def shuffle(self, items: list[object]) -> None:
-        raise AssertionError("resign draws nothing")
-
-    def choice(self, items: object) -> object:
-        raise AssertionError("resign draws nothing")
-
-    def substream(self, label: str) -> _NoRng:
-        return self
-
-
-_NO_RNG: Rng = _NoRng()  # type: ignore[assignment]
