@@ -85,7 +85,11 @@ def legal_actions(state: WyrdState) -> list[Action]:
 
 def check(state: WyrdState, action: Action) -> None:
     """Raise IllegalAction with the rules' reason unless the acting mage may take ``action``."""
-    if not isinstance(action, Action) or action.kind not in ("cast", "rune", "skip"):
+    if not isinstance(action, Action) or not (
+        (action.kind == "cast" and action.scroll in SCROLL_BY_ID and action.rune is None)
+        or (action.kind == "rune" and action.rune in RUNE_BY_ID and action.scroll is None)
+        or action == SKIP
+    ):
         raise InvalidAction(f"not an action of the Wyrdstone duel: {action!r}")
     if state.result is not None:
         raise IllegalAction("the duel is over")

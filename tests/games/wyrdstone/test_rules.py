@@ -366,3 +366,24 @@ def test_random_picks_come_from_the_stream_handed_in(kit: Any) -> None:
     assert len(outcomes) > 1  # the key decides where the strikes land
     assert outcomes <= {20, 17, 14, 11}  # 0 to 3 of the strikes; nothing else touches it
     assert golem_after(bytes(32)) == golem_after(bytes(32))
+
+
+def test_both_mages_falling_in_the_same_start_of_turn_is_a_draw(kit: Any) -> None:
+    # B skips; at the start of A's turn A's poisoned Skeleton dies (2 to B, at 2), then A's
+    # Salamander kills B's Skeleton (2 to A, at 2): both fall before the start is judged
+    board = {(0, 1): kit.creature("skeleton", poison=4, poison_turns=1),
+             (0, 2): kit.creature("salamander"), (1, 2): kit.creature("skeleton", health=2)}
+    state = kit.state(board, seat=1, health=(2, 2))
+    after = apply(state, SKIP, kit.stream())
+    assert after.health == (0, 0) and after.turn == 11
+    assert after.result is not None and after.result.to_json() == {"winner": None,
+                                                                   "reason": "simultaneous"}
+
+
+@pytest.mark.parametrize("action", [
+    Action("cast"), Action("cast", scroll="unicorn", slot=1), Action("rune"),
+    Action("skip", scroll="meteor"), Action("fly"), "skip",
+])
+def test_a_foreign_action_is_invalid_not_illegal(kit: Any, action: Any) -> None:
+    with pytest.raises(InvalidAction, match="not an action of the Wyrdstone duel"):
+        apply(kit.state({}), action, kit.stream())
