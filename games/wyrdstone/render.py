@@ -105,7 +105,8 @@ def _panel(state: WyrdState) -> list[str]:
     if state.last_cast is not None:
         seat, scroll, slot = state.last_cast
         where = "" if slot is None else f" (slot {slot})"
-        lines.append(f"last scroll: {SEAT_NAMES[seat]} {SCROLL_BY_ID[scroll].name}{where}")
+        lines.append("last scroll:")
+        lines.append(f"{SEAT_NAMES[seat]} · {SCROLL_BY_ID[scroll].name}{where}")
     if state.result is not None:
         winner = state.result.winner
         lines.append("draw" if winner is None else f"{SEAT_NAMES[winner]} wins")

@@ -195,7 +195,7 @@ def test_the_drawing_shows_the_duel(kit: Any) -> None:
     svg = GAME.render_svg(state, None, spectator=True)
     assert svg.startswith("<svg") and svg.endswith("</svg>")
     for words in ("Venom Spider", "Werewolf (wolf)", "☠2×3", "✷", "health 33/50",
-                  "Wrath of the Gods in 2 turns", "last scroll: A Meteor", "Turn 48"):
+                  "Wrath of the Gods in 2 turns", "last scroll:", "A · Meteor", "Turn 48"):
         assert words in svg, words
     # nothing is hidden: every perspective draws the same picture, bar the caption
     for seat, caption in ((0, "A"), (1, "B"), (None, "everything")):
