@@ -71,10 +71,23 @@ def rules(game: str, as_json: bool) -> None:
 def _parse_params(game_name: str, pairs: tuple[str, ...], named: dict[str, str | None]) -> Any:
     params: dict[str, Any] = {key: value for key, value in named.items() if value is not None}
     for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="--param")
-        params[key] = value
+        key, sep, text = pair.partition("=")
+        if not sep or not key or any(not part for part in key.split(".")):
+            raise click.BadParameter(f"expected KEY=VALUE (KEY may be dotted, A.school), got "
+                                     f"{pair!r}", param_hint="--param")
+        try:
+            value: Any = json.loads(text)
+        except ValueError:
+            value = text  # a bare word: the string itself
+        *path, last = key.split(".")
+        target = params
+        for part in path:
+            child = target.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise click.BadParameter(f"{part!r} is not a group of parameters",
+                                         param_hint="--param")
+            target = child
+        target[last] = value
     try:
         return get_game(game_name).normalize_params(params)
     except RulesError as e:
@@ -88,7 +101,8 @@ def _parse_params(game_name: str, pairs: tuple[str, ...], named: dict[str, str |
               help="Two-tower duel: the deck type (default: normal).")
 @click.option("--board", help="Toy Battle: the board (default: the first).")
 @click.option("--param", "extra", multiple=True, metavar="KEY=VALUE",
-              help="Any other game parameter.")
+              help="Any other game parameter; KEY may be dotted and VALUE JSON "
+                   "(--param A.school=water --param training=true).")
 @click.option("--bots", default="random,greedy", show_default=True,
               help="The two bots, seat A's first.")
 @click.option("-n", "count", type=click.IntRange(1, 1_000_000), default=1, show_default=True,

@@ -43,6 +43,7 @@ __all__ = [
 _MODULES = {
     "arcomage": "fairdeal.games.arcomage",
     "toybattle": "fairdeal.games.toybattle",
+    "wyrdstone": "fairdeal.games.wyrdstone",
 }
 GAME_NAMES: tuple[str, ...] = tuple(_MODULES)
 

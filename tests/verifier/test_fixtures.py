@@ -23,6 +23,7 @@ def test_the_corpus_is_broad() -> None:
     assert {n for n in names if n.startswith("arcomage-") and n.endswith("-normal")}
     assert {n for n in names if n.startswith("arcomage-") and n.endswith("-infinite")}
     assert len([n for n in names if n.startswith("toybattle-")]) >= 8
+    assert len([n for n in names if n.startswith("wyrdstone-")]) >= 3
 
 
 @pytest.mark.parametrize("path", HONEST, ids=lambda path: path.stem)
