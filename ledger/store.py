@@ -39,7 +39,7 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import DisconnectionError, IntegrityError, OperationalError
 from sqlmodel import SQLModel
 
 from fairdeal.verifier.canonical import canonical_bytes
@@ -103,6 +103,15 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+def _refuse_broken(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    """Hand out no connection the driver already knows is dead (the server restarted and a
+    request failed on it): the pool replaces it. Costs no round trip, unlike a ping; a
+    connection that died unnoticed fails one request, which the client may retry (appends
+    are idempotent by action id and positioned by expected_seq)."""
+    if getattr(dbapi_connection, "closed", False) or getattr(dbapi_connection, "broken", False):
+        raise DisconnectionError("the connection is closed")
+
+
 def open_engine(url: str, *, pg_schema: str | None = None, create: bool = True) -> Engine:
     """An engine for ``url`` with the tables and the append-only triggers in place.
 
@@ -118,11 +127,12 @@ def open_engine(url: str, *, pg_schema: str | None = None, create: bool = True) 
         kwargs["connect_args"] = {"options": f"-c search_path={pg_schema}"}
     # one connection per request thread without waiting for the pool (16+ threads per process)
     kwargs.update(pool_size=20, max_overflow=40)
-    if url.startswith("postgresql"):
-        kwargs.update(pool_pre_ping=True)
     engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
+    else:
+        # not pool_pre_ping: its ping is one more round trip on every request
+        event.listen(engine, "checkout", _refuse_broken)
     if create:
         _create_schema(engine, pg_schema)
     return engine
@@ -233,6 +243,9 @@ class EventStore:
         # than SQLite takes to run them
         dbapi = self.engine.dialect.dbapi
         assert dbapi is not None
+        if self.dialect == "postgresql":
+            self._append_in_one_statement(match_id, expected_seq, rows, update_sql, values)
+            return
         with self._write_lock:
             connection = self.engine.raw_connection()
             try:
@@ -256,6 +269,42 @@ class EventStore:
             finally:
                 connection.close()
 
+    def _append_in_one_statement(self, match_id: str, expected_seq: int,
+                                 rows: Sequence[tuple[Any, ...]], update_sql: str | None,
+                                 values: Sequence[Any]) -> None:
+        """PostgreSQL: the INSERT and the match row's UPDATE as one statement (a data-modifying
+        WITH), run in autocommit — one round trip instead of four (BEGIN, INSERT, UPDATE,
+        COMMIT), and just as atomic: a statement is its own transaction."""
+        dbapi = self.engine.dialect.dbapi
+        assert dbapi is not None
+        columns = "(match_id, seq, type, body, hash, action_id)"
+        insert = (f"INSERT INTO events {columns} VALUES "
+                  + ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(rows)))
+        params = [item for row in rows for item in row]
+        if update_sql is not None:
+            sql = f"WITH stored AS ({insert} RETURNING seq) {update_sql}"
+            params.extend(values)
+        else:
+            sql = insert
+        connection = self.engine.raw_connection()
+        try:
+            driver = connection.driver_connection
+            assert driver is not None
+            driver.autocommit = True
+            try:
+                with driver.cursor() as cursor:
+                    cursor.execute(sql, params)
+            except dbapi.IntegrityError as e:
+                raise ConflictError(
+                    f"match {match_id}: position {expected_seq} was taken by another writer",
+                    next_seq=None,
+                ) from e
+            finally:
+                if not driver.closed:
+                    driver.autocommit = False
+        finally:
+            connection.close()
+
     def read(self, match_id: str, after: int = -1, limit: int | None = None) -> list[StoredEvent]:
         """The events of ``match_id`` with seq > ``after``, in order."""
         # every request on a live match runs this once (catching its cache up): driver direct
@@ -268,13 +317,26 @@ class EventStore:
             params += (limit,)
         connection = self.engine.raw_connection()
         try:
-            cursor = connection.cursor()
-            try:
-                cursor.execute(sql, params)
-                rows = cursor.fetchall()
-            finally:
-                cursor.close()
-            connection.commit()  # end the read transaction (PostgreSQL opens one)
+            if self.dialect == "postgresql":
+                # one SELECT in autocommit: no BEGIN and COMMIT round trips around it
+                driver = connection.driver_connection
+                assert driver is not None
+                driver.autocommit = True
+                try:
+                    with driver.cursor() as cursor:
+                        cursor.execute(sql, params)
+                        rows = cursor.fetchall()
+                finally:
+                    if not driver.closed:
+                        driver.autocommit = False
+            else:
+                cursor = connection.cursor()
+                try:
+                    cursor.execute(sql, params)
+                    rows = cursor.fetchall()
+                finally:
+                    cursor.close()
+                connection.commit()  # end the read transaction
         finally:
             connection.close()
         return [StoredEvent(*row) for row in rows]

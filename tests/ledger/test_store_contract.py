@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import threading
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import create_engine, text
 from sqlalchemy.exc import DBAPIError
 
 from fairdeal.ledger.errors import ConflictError
@@ -144,3 +145,30 @@ def test_matches_are_listed_newest_first(store: EventStore, match: str) -> None:
     assert [m["id"] for m in store.matches(game="arcomage")] == ["m1"]
     assert store.count_matches() == 2
     assert store.matches(limit=1, offset=1)[0]["id"] == "m1"
+
+
+def test_a_connection_the_server_dropped_fails_one_request_then_is_replaced(store) -> None:
+    """No ping per request (a round trip each): a connection that died fails the request that
+    finds it out, and the pool never hands it out again."""
+    if store.dialect != "postgresql":
+        pytest.skip("PostgreSQL's connections only")
+    store.read("none")
+    connection = store.engine.raw_connection()
+    try:
+        cursor = connection.cursor()
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+        connection.commit()
+    finally:
+        connection.close()
+    admin = create_engine(os.environ["FAIRDEAL_TEST_POSTGRES_URL"])
+    with admin.begin() as conn:
+        conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+    admin.dispose()
+    failures = 0
+    for _ in range(3):
+        try:
+            assert store.read("none") == []
+        except Exception:  # noqa: BLE001  the driver's error for the dead connection
+            failures += 1
+    assert failures <= 1, failures
