@@ -47,6 +47,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     ledger = app.config.get("FAIRDEAL_LEDGER")
     if ledger is None:
         ledger = Ledger.open(app.config["FAIRDEAL_DATA_DIR"], app.config["FAIRDEAL_DATABASE_URL"])
+    # Flask 2.3 dropped the JSON_SORT_KEYS setting above: the provider's flag is what counts;
+    # sorting every answer's keys is work no client needs (hashes use canonical JSON, not this)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["fairdeal.ledger"] = ledger
     if app.config["FAIRDEAL_SWEEPER"]:
         ledger.start_sweeper(float(app.config["FAIRDEAL_SWEEP_INTERVAL"]))
