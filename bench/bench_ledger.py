@@ -6,11 +6,12 @@ storing one event per transaction, measured in the same run for comparison.
     .venv/bin/python bench/bench_ledger.py [--postgres URL] [--moves 2000] [--skip-api]
 
 Not a test: it prints a table. "in-process" counts ``Ledger.play`` calls (each one: the rules
-check through MatchRecorder, canonical JSON, the event hash, one INSERT + UPDATE transaction),
-per second spent inside ``play`` and per wall-clock second (with the spectator and seat views a
-bot reads before each move). "API" counts acknowledged moves per wall-clock second of
-bots playing whole matches through HTTP: each move is one POST, whose answer carries the
-mover's next view; a bot GETs only when the other seat moved since its last answer.
+check through MatchRecorder, canonical JSON, the event hash, one INSERT + UPDATE transaction,
+and the mover's next view in the answer), per second spent inside ``play`` and per wall-clock
+second (with the seat view a bot reads when the turn changes). "API" counts acknowledged
+moves per wall-clock second of bots playing whole matches through HTTP: each move is one POST,
+whose answer carries the mover's next view; a bot GETs only when the other seat moved since
+its last answer. The bots run on the same machine as the server and share its cores.
 """
 
 from __future__ import annotations
@@ -68,19 +69,23 @@ def _play_in_process(ledger: Ledger, moves_wanted: int, rng: random.Random,
         created = ledger.create_match(GAME, {}, turn_limit_ms=None)
         match_id = created["id"]
         tokens = [seat["token"] for seat in created["seats"]]
-        for token in tokens:
-            ledger.add_seed(match_id, token, None)
+        # as a client does: each write answers with the writer's next view; a seat reads its
+        # view only when the other seat moved since
+        views = [ledger.add_seed(match_id, token, None)["view"] for token in tokens]
         while moves < moves_wanted:
-            public = ledger.spectator_view(match_id)
-            if public["status"] == "ended":
+            latest = max(views, key=lambda view: view["next_seq"])
+            if latest["status"] == "ended":
                 break
-            seat = public["current_seat"]
-            view = ledger.seat_view(match_id, tokens[seat])
+            seat = latest["current_seat"]
+            view = views[seat]
+            if view["next_seq"] != latest["next_seq"]:
+                view = ledger.seat_view(match_id, tokens[seat])
             action = rng.choice(view["legal_actions"])
             start = time.perf_counter()
-            ledger.play(match_id, tokens[seat], action, expected_seq=view["next_seq"],
-                        action_id=uuid.uuid4().hex)
+            played = ledger.play(match_id, tokens[seat], action, expected_seq=view["next_seq"],
+                                 action_id=uuid.uuid4().hex)
             spent.append(time.perf_counter() - start)
+            views[seat] = played["view"]
             moves += 1
     return moves
 
