@@ -785,8 +785,9 @@ class Ledger:
         """One line for people about each move after position ``after``, by seq: the game's
         ``describe_action`` in the state before the move. It names only what the move itself
         makes public (the card played, the troop placed, how many troops are drawn — never
-        which); tests/web/api/test_captions.py proves it for every game."""
-        live = self._fresh(match_id)
+        which); tests/web/api/test_captions.py proves it for every game. It captions the
+        events this process holds: call it after ``public_events``, which catches up."""
+        live = self._live(match_id)  # no second catch-up read: public_events just did one
         recorder = live.recorder
         if recorder is None:
             return {}
