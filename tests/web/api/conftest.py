@@ -181,4 +181,5 @@ def live_match(ledger: Ledger, name: str, seed: int) -> Iterator[tuple[str, list
 def hidden() -> types.SimpleNamespace:
     """The secrecy helpers: ``hidden.other(name, state, seen_by)`` and
     ``hidden.live_match(ledger, name, seed)``."""
-    return types.SimpleNamespace(other=other_hidden, live_match=live_match)
+    return types.SimpleNamespace(other=other_hidden, live_match=live_match,
+                                 proved=("arcomage", "toybattle"))

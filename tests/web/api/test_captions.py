@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from fairdeal.games import get_game
+from fairdeal.games import GAME_NAMES, get_game
 from fairdeal.games.toybattle.actions import Draw, Skully, Star
 from fairdeal.games.toybattle.troops import TROOP_BY_ID
 from fairdeal.ledger.service import Ledger
@@ -73,3 +73,21 @@ def test_the_events_answer_carries_the_captions(ledger: Ledger) -> None:
     page = client.get(f"/m/{match_id}").get_data(as_text=True)
     first = answer["captions"][str(moves[0])]
     assert first.split(" ")[0] in ("blue", "red") and first in page.replace("&#39;", "'")
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_every_game_s_captions_are_proved_public(ledger: Ledger, hidden: Any,
+                                                 name: str) -> None:
+    """Captions are served for every game, so every game needs a proof: either the test
+    above changes its hidden parts (hidden.other knows how), or it hides nothing at all — its
+    spectator view is the whole state all match long. A new game with hidden information and
+    no proof fails here."""
+    if name in hidden.proved:
+        return
+    game = get_game(name)
+    played: list[str] = []
+    for match_id, _tokens, state in hidden.live_match(ledger, name, seed=1):
+        assert game.view(state, None) == game.state_to_json(state), (
+            f"{name} hides information: add it to hidden.other and the test above")
+        played.append(match_id)
+    assert len(played) > 3 and ledger.public_captions(played[-1])
