@@ -122,9 +122,13 @@ def test_the_database_refuses_to_change_an_event(store: EventStore, match: str,
     assert [e.body for e in store.read(match)] == ['{"seq":0}', '{"seq":1}']
 
 
+POSTGRES_ONLY = pytest.mark.parametrize(
+    "engine", [pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True)
+
+
+@POSTGRES_ONLY
 def test_postgres_refuses_truncate(store: EventStore, match: str) -> None:
-    if store.dialect != "postgresql":
-        pytest.skip("TRUNCATE is PostgreSQL's")
+    assert store.dialect == "postgresql"
     with pytest.raises(DBAPIError, match="append-only"):
         with store.engine.begin() as conn:
             conn.execute(text("TRUNCATE events CASCADE"))
@@ -147,11 +151,11 @@ def test_matches_are_listed_newest_first(store: EventStore, match: str) -> None:
     assert store.matches(limit=1, offset=1)[0]["id"] == "m1"
 
 
+@POSTGRES_ONLY
 def test_a_connection_the_server_dropped_fails_one_request_then_is_replaced(store) -> None:
     """No ping per request (a round trip each): a connection that died fails the request that
     finds it out, and the pool never hands it out again."""
-    if store.dialect != "postgresql":
-        pytest.skip("PostgreSQL's connections only")
+    assert store.dialect == "postgresql"
     store.read("none")
     connection = store.engine.raw_connection()
     try:
