@@ -11,7 +11,7 @@ and import nothing from the layers above (verifier, ledger, web, cli).
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, MutableSequence, Sequence
+from collections.abc import Callable, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -93,6 +93,19 @@ class Bot(Protocol):
     def choose(self, state: Any, rng: random.Random) -> Any:
         """An action for the current seat of ``state``."""
         ...
+
+
+class RandomBot:
+    """The ``random`` bot of every game: uniform over the legal actions it is given."""
+
+    name = "random"
+
+    def __init__(self, legal_actions: Callable[[Any], Sequence[Any]]) -> None:
+        self._legal_actions = legal_actions
+
+    def choose(self, state: Any, rng: random.Random) -> Any:
+        """A legal action, uniformly at random."""
+        return rng.choice(self._legal_actions(state))
 
 
 class Game(Protocol):

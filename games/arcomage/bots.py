@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 
-from ..base import Bot, SimpleRng
+from ..base import Bot, RandomBot, SimpleRng
 from . import rules
 from .effects import BARRACKS, MANA, MINES, MONASTERIES, ORE, TOWER, TROOPS, WALL
 from .state import DISCARD, Action, ArcomageState
@@ -23,16 +23,6 @@ from .state import DISCARD, Action, ArcomageState
 __all__ = ["BOTS", "GreedyBot", "RandomBot", "score"]
 
 _WON = 1_000_000.0
-
-
-class RandomBot:
-    """Uniform over the legal actions."""
-
-    name = "random"
-
-    def choose(self, state: ArcomageState, rng: random.Random) -> Action:
-        """A legal action, uniformly at random."""
-        return rng.choice(rules.legal_actions(state))
 
 
 def _side(stats: tuple[int, ...], base: int, victory_tower: int, victory_resource: int) -> float:
@@ -90,4 +80,4 @@ class GreedyBot:
         return rng.choice(best)
 
 
-BOTS: dict[str, Bot] = {"random": RandomBot(), "greedy": GreedyBot()}
+BOTS: dict[str, Bot] = {"random": RandomBot(rules.legal_actions), "greedy": GreedyBot()}

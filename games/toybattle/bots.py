@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from ..base import JSON, Bot, SimpleRng
+from ..base import JSON, Bot, RandomBot, SimpleRng
 from .actions import Action
 from .game import GAME
 from .rules import RACK_MAX, anchors
@@ -20,16 +20,6 @@ from .troops import TROOP_BY_ID
 __all__ = ["BOTS", "GreedyBot", "RandomBot", "evaluate", "play_match"]
 
 WIN = 1_000_000.0
-
-
-class RandomBot:
-    """Picks uniformly among the legal actions."""
-
-    name = "random"
-
-    def choose(self, state: State, rng: random.Random) -> Action:
-        """A uniformly random legal action."""
-        return rng.choice(GAME.legal_actions(state))
 
 
 class GreedyBot:
@@ -108,7 +98,7 @@ def evaluate(state: State, seat: int) -> float:
     return score
 
 
-BOTS: dict[str, Bot] = {"random": RandomBot(), "greedy": GreedyBot()}
+BOTS: dict[str, Bot] = {"random": RandomBot(GAME.legal_actions), "greedy": GreedyBot()}
 
 
 def play_match(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 
-from ..base import Bot, SimpleRng
+from ..base import Bot, RandomBot, SimpleRng
 from . import rules
 from .book import SCROLL_BY_ID
 from .state import SLOTS, Action, WyrdState
@@ -27,16 +27,6 @@ _WON = 1_000_000.0
 _RUNE_MARGIN = 4.0
 #: slots the greedy bot tries per scroll (the rest of a scroll's slots are not simulated)
 _SLOTS_TRIED = 2
-
-
-class RandomBot:
-    """Uniform over the legal actions."""
-
-    name = "random"
-
-    def choose(self, state: WyrdState, rng: random.Random) -> Action:
-        """A legal action, uniformly at random."""
-        return rng.choice(rules.legal_actions(state))
 
 
 def _side(state: WyrdState, seat: int) -> float:
@@ -107,4 +97,4 @@ class GreedyBot:
         return rng.choice(best)
 
 
-BOTS: dict[str, Bot] = {"random": RandomBot(), "greedy": GreedyBot()}
+BOTS: dict[str, Bot] = {"random": RandomBot(rules.legal_actions), "greedy": GreedyBot()}
