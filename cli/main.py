@@ -169,9 +169,11 @@ def _read(path: str) -> bytes:
 @click.option("--json", "as_json", is_flag=True, help="One JSON report per file.")
 @click.option("--trusted-key", default=None, metavar="ed25519:HEX",
               help="Pin the server key: fail unless the bundle is signed by it.")
+@click.option("--seat-key", "seat_keys", multiple=True, metavar="SEAT=ed25519:HEX",
+              help="Pin a player's move-signing key (SEAT is its name, e.g. A, or index).")
 @click.option("-v", "--verbose", is_flag=True, help="List every check, not only the verdict.")
 def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
-           verbose: bool) -> None:
+           seat_keys: tuple[str, ...], verbose: bool) -> None:
     """Verify match bundles offline: the chain, the signature, the commitment, the deal,
     every move under the rules, the timers and the result.
 
@@ -183,11 +185,21 @@ def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
         except InvalidKey as e:
             raise click.BadParameter(str(e), param_hint="--trusted-key") from None
         trusted_key = trusted_key.strip()
+    pinned_seats: dict[str, str] = {}
+    for pair in seat_keys:
+        seat, sep, key = pair.partition("=")
+        try:
+            if not sep or not seat.strip():
+                raise InvalidKey(f"expected SEAT=ed25519:HEX, got {pair!r}")
+            parse_public_key(key.strip())
+        except InvalidKey as e:
+            raise click.BadParameter(str(e), param_hint="--seat-key") from None
+        pinned_seats[seat.strip()] = key.strip()
     failures = 0
     reports = []
     for path in files:
         data = sys.stdin.buffer.read() if path == "-" else _read(path)
-        report = verify_bytes(data, trusted_key)
+        report = verify_bytes(data, trusted_key, pinned_seats)
         failures += not report.ok
         if as_json:
             reports.append({"file": path, **report.to_json()})

@@ -8,6 +8,7 @@ True
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Any
 
 from .bundle import Bundle, InvalidBundle
@@ -46,8 +47,13 @@ def chain_hashes(events: list[dict[str, Any]]) -> list[str]:
     return hashes
 
 
-def verify_bytes(data: bytes | str, trusted_key: str | None = None) -> Report:
-    """Parse and verify a bundle file's bytes. Never raises for bad input: see the report."""
+def verify_bytes(data: bytes | str, trusted_key: str | None = None,
+                 seat_keys: Mapping[str, str] | None = None) -> Report:
+    """Parse and verify a bundle file's bytes. Never raises for bad input: see the report.
+
+    ``seat_keys`` pins players' move-signing keys by seat name or index (``{"A": "ed25519:…"}``):
+    the match must show that seat registering exactly that key, so every move it signed is
+    provably the player's."""
     report = Report()
     try:
         bundle = Bundle.from_bytes(data)
@@ -55,11 +61,12 @@ def verify_bytes(data: bytes | str, trusted_key: str | None = None) -> Report:
         report.failed(VerificationError("format", str(e)))
         return report
     report.passed("format", f"{len(bundle.events)} events")
-    return verify_bundle(bundle, trusted_key, report)
+    return verify_bundle(bundle, trusted_key, report, seat_keys)
 
 
 def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
-                  report: Report | None = None) -> Report:
+                  report: Report | None = None,
+                  seat_keys: Mapping[str, str] | None = None) -> Report:
     """Run every check on a parsed bundle and return the report."""
     if report is None:
         report = Report()
@@ -130,9 +137,13 @@ def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
                       "seeds, all before the first move")
         report.passed("deal", f"deal seed mixes the server seed with {added} client seed(s)")
         report.passed("moves", f"{replayer.plies} plays checked under {genesis['rules_version']}")
+        pinned = _check_seat_keys(replayer, seat_keys or {}, len(events) - 1)
         signed = sum(key is not None for key in replayer.seat_keys)
-        report.passed("move-signatures", f"{signed} of {replayer.seats} seats signed their "
-                      "moves" if signed else "no seat registered a key (moves unsigned)")
+        detail = (f"{signed} of {replayer.seats} seats signed their moves" if signed
+                  else "no seat registered a key (moves unsigned)")
+        if pinned:
+            detail += f"; pinned: {', '.join(pinned)}"
+        report.passed("move-signatures", detail)
         limit = replayer.turn_limit_ms
         report.passed("timers", f"turn limit {limit} ms" if limit else "no turn limit")
         report.passed("result", _result_words(replayer))
@@ -141,6 +152,36 @@ def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
     except InvalidKey as e:
         report.failed(VerificationError("signature", str(e)))
     return report
+
+
+def _check_seat_keys(replayer: MatchReplayer, seat_keys: Mapping[str, str],
+                     last: int) -> list[str]:
+    """Every pinned seat registered exactly the pinned key; returns the seats' names."""
+    names = [name.lower() for name in replayer.game.seat_names]
+    pinned = []
+    for seat_text, key_text in seat_keys.items():
+        label = seat_text.strip().lower()
+        if label.isdigit() and int(label) < replayer.seats:
+            seat = int(label)
+        elif label in names:
+            seat = names.index(label)
+        else:
+            raise VerificationError(
+                "move-signatures", f"a key is pinned for seat {seat_text!r}, but this match's "
+                f"seats are {', '.join(replayer.game.seat_names)}", last)
+        registered = replayer.seat_keys[seat]
+        expected = parse_public_key(key_text)
+        if registered is None:
+            raise VerificationError(
+                "move-signatures", f"{replayer.seat_name(seat)} registered no key, so none of "
+                f"its moves is signed by the pinned key {key_id(expected)}", last)
+        if registered != expected:
+            raise VerificationError(
+                "move-signatures", f"{replayer.seat_name(seat)} registered key "
+                f"{key_id(registered)}, not the pinned key {key_id(expected)}: its moves were "
+                "not signed by that player", last)
+        pinned.append(replayer.game.seat_names[seat])
+    return pinned
 
 
 def _result_words(replayer: MatchReplayer) -> str:

@@ -172,3 +172,28 @@ def test_rules_table_and_json() -> None:
     assert len(data["battlefields"]) == 8
     toy = json.loads(fairdeal("rules", "toybattle", "--json").stdout)
     assert len(toy["boards"]) == 8
+
+
+def test_seat_keys_can_be_pinned() -> None:
+    signed = ROOT / "honest" / "arcomage-signed-moves.json"
+    events = json.loads(signed.read_text())["events"]
+    keys = {e["seat"]: e["public_key"] for e in events if e["type"] == "seat_key"}
+    both = fairdeal("verify", "-v", str(signed), "--seat-key", f"A={keys[0]}",
+                    "--seat-key", f"1={keys[1]}")
+    assert both.returncode == 0, both.stdout
+    assert "pinned: A, B" in both.stdout
+    other = fairdeal("verify", str(signed), "--seat-key", f"B={keys[0]}")
+    assert other.returncode == 1
+    assert "move-signatures check failed" in other.stdout
+    assert "not the pinned key" in other.stdout
+    unsigned = fairdeal("verify", str(HONEST), "--seat-key", f"A={keys[0]}")
+    assert unsigned.returncode == 1
+    assert "registered no key" in unsigned.stdout
+    nobody = fairdeal("verify", str(signed), "--seat-key", f"blue={keys[0]}")
+    assert nobody.returncode == 1
+    assert "seats are A, B" in nobody.stdout
+    malformed = fairdeal("verify", str(signed), "--seat-key", "A:ed25519:00")
+    assert malformed.returncode == 2
+    assert "--seat-key" in malformed.stderr
+    for result in (both, other, unsigned, nobody, malformed):
+        assert_no_traceback(result)
