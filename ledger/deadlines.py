@@ -1,0 +1,148 @@
+"""Deadlines: the timeouts and seat declines a match owes once its clock runs out, and the
+background sweeper that writes them.
+
+A timeout is always stamped with the deadline itself (previous event's ts + turn limit), whether
+the sweeper writes it on time or a request finds it late: the record is the same as if it had
+been written at the deadline. Seats that have not added their client seed by the seating
+deadline are declined the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+
+from fairdeal.verifier.keys import SigningKey
+from fairdeal.verifier.record import MatchRecorder
+
+from .errors import ConflictError, LedgerError
+from .live import MAX_SKEW_MS, LiveMatches, _Live, log, now_ms
+from .store import EventStore
+
+__all__ = ["Deadlines"]
+
+
+class Deadlines(LiveMatches):
+    """Writes overdue timeouts and seat declines, on request or from a background thread."""
+
+    def __init__(self, store: EventStore, server_key: SigningKey, *,
+                 clock: Callable[[], int] = now_ms, max_skew_ms: int = MAX_SKEW_MS) -> None:
+        super().__init__(store, server_key, clock=clock, max_skew_ms=max_skew_ms)
+        self._sweeper: threading.Thread | None = None
+        self._sweep_interval: float | None = None
+        self._stop = threading.Event()
+        self._pid = os.getpid()
+
+    def _fresh(self, match_id: str) -> _Live:
+        """The match, caught up with the database and with its overdue timeouts written."""
+        live = self._catch_up(self._live(match_id))
+        self._expire(live)
+        return live
+
+    def _expire_seating(self, live: _Live) -> int:
+        """Past the seating deadline, decline the seed of every seat that has not added one
+        (``client_seed: null``, stamped with the deadline), so play starts."""
+        with live.lock:
+            recorder = live.recorder
+            deadline = live.seed_deadline_ms
+            if live.stale or recorder is None or deadline is None:
+                return 0
+            replayer = recorder.replayer
+            if replayer.started or self.clock() < deadline:
+                return 0
+            missing = [seat for seat, seeded in enumerate(replayer.seeded) if not seeded]
+
+            def build(rec: MatchRecorder) -> None:
+                for seat in missing:  # never before an event a request stamped just now
+                    rec.append("client_seed", max(deadline, rec.replayer.last_ts), seat=seat,
+                               client_seed=None)
+
+            try:
+                self._write(live, recorder.next_seq, build)
+            except ConflictError:
+                pass  # another worker declined them (or a seed landed in time): catch up
+            return len(missing)
+
+    def _expire(self, live: _Live) -> int:
+        """Decline the missing seeds past the seating deadline, then write every timeout whose
+        deadline has passed; each event is stamped with its deadline."""
+        written = self._expire_seating(live)
+        if written:
+            live = self._catch_up(self._live(live.match_id))
+        recorder = live.recorder
+        if recorder is None or recorder.replayer.turn_limit_ms is None:
+            return written
+        for _ in range(1_000):
+            with live.lock:
+                if live.stale:
+                    return written
+                replayer = recorder.replayer
+                if not replayer.started or replayer.outcome is not None or replayer.ended:
+                    return written
+                deadline = replayer.last_ts + replayer.turn_limit_ms
+                if self.clock() < deadline:
+                    return written
+                seat = recorder.game.current_seat(recorder.state)
+                def build(rec: MatchRecorder, ts: int = deadline, seat: int | None = seat) -> None:
+                    rec.append("timeout", ts, seat=seat)
+
+                try:
+                    self._write(live, recorder.next_seq, build)
+                except ConflictError:
+                    pass  # another worker wrote it (or a move landed in time): catch up
+                written += 1
+            live = self._catch_up(self._live(live.match_id))
+            recorder = live.recorder
+            assert recorder is not None
+        return written
+
+    def sweep(self) -> int:
+        """Write the timeouts of every match whose deadline passed; return how many matches
+        were looked at. The background sweeper calls this; so may a cron job."""
+        count = 0
+        for match_id in self.store.due(self.clock()):
+            try:
+                self._fresh(match_id)
+            except LedgerError as e:
+                log.warning("sweeper: match %s: %s", match_id, e.code)
+            count += 1
+        return count
+
+    def after_fork(self) -> None:
+        """Call in a child process (a gunicorn worker forked after ``--preload``): drop the
+        parent's database connections and cache, and restart the sweeper if it ran."""
+        if self._pid == os.getpid():
+            return
+        self._pid = os.getpid()
+        self.store.engine.dispose(close=False)
+        with self._cache_lock:
+            self._cache.clear()
+        if self._sweep_interval is not None:
+            self._sweeper = None
+            self.start_sweeper(self._sweep_interval)
+
+    def start_sweeper(self, interval: float = 0.25) -> None:
+        """Run ``sweep`` every ``interval`` seconds in a daemon thread of this process."""
+        self._sweep_interval = interval
+        if self._sweeper is not None and self._sweeper.is_alive():
+            return
+        self._stop.clear()
+
+        def loop() -> None:
+            while not self._stop.wait(interval):
+                try:
+                    self.sweep()
+                except Exception as e:  # noqa: BLE001  keep sweeping; never log bodies or seeds
+                    log.warning("sweeper: %s", type(e).__name__)
+
+        self._sweeper = threading.Thread(target=loop, name="fairdeal-sweeper", daemon=True)
+        self._sweeper.start()
+
+    def stop_sweeper(self) -> None:
+        self._sweep_interval = None
+        self._stop.set()
+        if self._sweeper is not None:
+            self._sweeper.join(timeout=5)
+            self._sweeper = None
+

@@ -1,0 +1,265 @@
+"""The live-match cache and the one write path of the ledger.
+
+Every event goes through ``MatchRecorder`` — the same ``MatchReplayer`` the verifier runs — before
+it is stored, so what the ledger writes is what ``fairdeal verify`` checks. The recorder of each
+live match is cached in memory and rebuilt from the database on a miss (``MatchRecorder.resume``):
+a restarted process, or a second worker sharing the database, sees the same matches. A stale
+cache is harmless: its next position is already taken in the database, the append conflicts,
+the cache is caught up from the store and the caller gets a 409 with the fresh ``next_seq``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fairdeal.verifier.bundle import Bundle, InvalidBundle
+from fairdeal.verifier.canonical import CanonicalError
+from fairdeal.verifier.keys import SigningKey
+from fairdeal.verifier.record import MatchRecorder
+from fairdeal.verifier.replay import MatchReplayer
+from fairdeal.verifier.report import VerificationError
+from fairdeal.verifier.verify import verify_bundle
+
+from .errors import BadRequest, ConflictError, Forbidden, MatchNotFound, Refused, Unauthorized
+from .store import EventStore, StoredEvent
+
+__all__ = ["CACHE_SIZE", "MAX_SKEW_MS", "LiveMatches", "now_ms"]
+
+log = logging.getLogger("fairdeal.ledger")
+
+#: a signed move's own timestamp may differ this much from the server clock
+MAX_SKEW_MS = 5_000
+CACHE_SIZE = 2_048
+
+_CHECK_CODES = {
+    "moves": "illegal-action",
+    "timing": "out-of-phase",
+    "timers": "turn-expired",
+    "move-signatures": "bad-signature",
+    "chain": "conflict",
+    "rules": "rules",
+    "deal": "rules",
+    "result": "rules",
+}
+
+
+def now_ms() -> int:
+    """The server clock in integer milliseconds."""
+    return time.time_ns() // 1_000_000
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(b"fairdeal/seat-token\x00" + token.encode()).hexdigest()
+
+
+def _status(recorder: MatchRecorder) -> str:
+    """``seating`` until every seed is in, ``playing``, then ``ended`` once revealed."""
+    if recorder.events[-1]["type"] == "reveal":
+        return "ended"
+    replayer = recorder.replayer
+    if not replayer.started:
+        return "seating"
+    return "playing" if replayer.outcome is None else "ending"
+
+
+@dataclass
+class _Live:
+    """A cached match: its recorder and what never changes about it."""
+
+    match_id: str
+    recorder: MatchRecorder | None  # None for an imported match (read-only)
+    token_hashes: list[str]
+    status: str
+    #: the match row as loaded: what never changes (game, params, seats, commitment, ...)
+    row: dict[str, Any] = field(default_factory=dict)
+    #: dropped from the cache (a write through it failed): reload before using it
+    stale: bool = False
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    #: the summary part of a view while seating or playing (built once from ``row``)
+    summary: dict[str, Any] | None = None
+    #: the spectator's drawing and the next_seq it was drawn at
+    drawing: tuple[int, str] | None = None
+    #: a replayer of its own that lags the recorder, to caption each move in the state before
+    #: it; and the captions so far by seq
+    narrator: MatchReplayer | None = None
+    captions: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def seed_deadline_ms(self) -> int | None:
+        """When the seats still without a seed are declined (``deadline_ms`` of the row while
+        seating; None for matches stored before seating had a deadline)."""
+        value = self.row.get("seed_deadline_ms") if self.row else None
+        return value if isinstance(value, int) else None
+
+
+class LiveMatches:
+    """The cache of live matches and the one write path (the base of ``Ledger``)."""
+
+    def __init__(self, store: EventStore, server_key: SigningKey, *,
+                 clock: Callable[[], int] = now_ms, max_skew_ms: int = MAX_SKEW_MS) -> None:
+        self.store = store
+        self.server_key = server_key
+        self.clock = clock
+        self.max_skew_ms = max_skew_ms
+        self._cache: OrderedDict[str, _Live] = OrderedDict()
+        self._cache_lock = threading.Lock()
+
+    # --- the cache ----------------------------------------------------------------------------
+
+    def _live(self, match_id: str) -> _Live:
+        with self._cache_lock:
+            live = self._cache.get(match_id)
+            if live is not None:
+                self._cache.move_to_end(match_id)
+                return live
+        live = self._load(match_id)
+        with self._cache_lock:
+            live = self._cache.setdefault(match_id, live)
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return live
+
+    def _load(self, match_id: str) -> _Live:
+        if not isinstance(match_id, str) or not 0 < len(match_id) <= 64:
+            raise MatchNotFound(f"no match {match_id!r}")
+        row = self.store.match(match_id)
+        if row is None:
+            raise MatchNotFound(f"no match {match_id!r}")
+        recorder = None
+        if row["status"] != "imported":
+            events = [stored.to_json() for stored in self.store.read(match_id)]
+            recorder = MatchRecorder.resume(events, bytes.fromhex(row["server_seed"]))
+        row = dict(row)
+        row["seed_deadline_ms"] = row["deadline_ms"] if row["status"] == "seating" else None
+        return _Live(match_id, recorder, json.loads(row["token_hashes"]), row["status"], row)
+
+    def _forget(self, match_id: str, live: _Live | None = None) -> None:
+        """Drop a cached match; threads still holding it see ``stale`` and reload."""
+        with self._cache_lock:
+            dropped = self._cache.pop(match_id, None)
+        for entry in (dropped, live):
+            if entry is not None:
+                entry.stale = True
+
+    def _usable(self, live: _Live) -> None:
+        """Call with ``live.lock`` held: refuse a recorder another thread found broken."""
+        if live.stale:
+            raise ConflictError(f"match {live.match_id} changed meanwhile; fetch it and retry")
+
+    def _catch_up(self, live: _Live) -> _Live:
+        """Feed the cached recorder whatever other writers stored since; reload if it fails."""
+        if live.stale:
+            live = self._live(live.match_id)
+        recorder = live.recorder
+        if recorder is None:
+            return live
+        newer = self.store.read(live.match_id, after=recorder.next_seq - 1)
+        if not newer:
+            return live
+        try:
+            with live.lock:
+                if live.stale:
+                    return self._catch_up(live)
+                for stored in newer:
+                    if stored.seq == recorder.next_seq:
+                        recorder.accept(stored.to_json())
+                live.status = _status(recorder)
+        except (VerificationError, InvalidBundle):
+            self._forget(live.match_id, live)
+            return self._live(live.match_id)
+        return live
+
+    # --- writing -------------------------------------------------------------------------------
+
+    def _write(self, live: _Live, expected_seq: int,
+               build: Callable[[MatchRecorder], None]) -> list[dict[str, Any]]:
+        """Let ``build`` add events to the recorder at ``expected_seq``; seal the match if it
+        ended; store everything in one transaction. Any failure forgets the cached recorder."""
+        self._usable(live)
+        recorder = self._writable(live)
+        if recorder.next_seq != expected_seq:
+            raise ConflictError(
+                f"match {live.match_id}: expected_seq {expected_seq} is not the next position "
+                f"(next_seq is {recorder.next_seq}); fetch the match and retry",
+                next_seq=recorder.next_seq)
+        try:
+            build(recorder)
+            new = recorder.events[expected_seq:]
+            update = self._match_update(recorder, live)
+            if recorder.replayer.outcome is not None and new[-1]["type"] != "reveal":
+                recorder.reveal(max(new[-1]["ts"], recorder.replayer.last_ts))
+                bundle = recorder.seal(self.server_key)
+                new = recorder.events[expected_seq:]
+                update = self._match_update(recorder, live)
+                update.update(self._seal_fields(bundle))
+            stored = [StoredEvent.of(event) for event in new]
+            self.store.append(live.match_id, expected_seq, stored, update)
+        except VerificationError as e:
+            self._forget(live.match_id, live)
+            raise Refused(e.reason, code=_CHECK_CODES.get(e.check, "refused")) from None
+        except (InvalidBundle, CanonicalError) as e:
+            self._forget(live.match_id, live)
+            raise BadRequest(str(e), code="invalid-event") from None
+        except ConflictError as e:
+            self._forget(live.match_id, live)
+            fresh = self._catch_up(self._live(live.match_id))
+            next_seq = fresh.recorder.next_seq if fresh.recorder else None
+            raise ConflictError(e.message + "; fetch the match and retry",
+                                next_seq=next_seq) from e
+        except BaseException:
+            self._forget(live.match_id, live)
+            raise
+        live.status = update["status"]
+        return new
+
+    def _writable(self, live: _Live) -> MatchRecorder:
+        self._usable(live)
+        if live.recorder is None:
+            raise Refused(f"match {live.match_id} was imported: it is read-only",
+                          code="read-only")
+        return live.recorder
+
+    def _match_update(self, recorder: MatchRecorder, live: _Live) -> dict[str, Any]:
+        replayer = recorder.replayer
+        last = recorder.events[-1]
+        status = _status(recorder)
+        deadline = None
+        if status == "seating":  # the sweeper finds seatings by this deadline too
+            deadline = live.seed_deadline_ms
+        elif status == "playing" and replayer.turn_limit_ms is not None:
+            deadline = last["ts"] + replayer.turn_limit_ms
+        update: dict[str, Any] = {"next_seq": recorder.next_seq, "status": status,
+                                  "deadline_ms": deadline}
+        if last["type"] == "reveal":
+            update["result"] = json.dumps(last["result"], sort_keys=True)
+        return update
+
+    def _seal_fields(self, bundle: Mapping[str, Any]) -> dict[str, Any]:
+        report = verify_bundle(Bundle.from_json(bundle), self.server_key.public_text)
+        if not report.ok:  # a bug in the ledger or the rules: store it, but never claim it
+            log.error("sealed match %s does not verify: %s", bundle["events"][0]["match_id"],
+                      report.failure)
+        return {"seal_key": bundle["signature"]["key"], "seal_sig": bundle["signature"]["sig"],
+                "verified": report.ok}
+
+    # --- seats ---------------------------------------------------------------------------------
+
+    def _seat(self, live: _Live, token: str | None) -> int:
+        """The seat ``token`` opens in ``live``; Unauthorized without one, Forbidden otherwise."""
+        if not token:
+            raise Unauthorized("this needs a seat token: send 'Authorization: Bearer <token>'")
+        digest = _token_hash(token)
+        for seat, expected in enumerate(live.token_hashes):
+            if hmac.compare_digest(digest, expected):
+                return seat
+        raise Forbidden(f"that token is not a seat of match {live.match_id}")
+

@@ -1,0 +1,264 @@
+"""The read side of the ledger: match lists and views, the boards drawn as SVG, the captions
+of moves, the public events, the sealed bundles, and the import of bundles from elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from fairdeal.games import RulesError
+from fairdeal.verifier.bundle import Bundle
+from fairdeal.verifier.canonical import canonical_bytes
+from fairdeal.verifier.protocol import BUNDLE_FORMAT
+from fairdeal.verifier.record import MatchRecorder
+from fairdeal.verifier.replay import MatchReplayer
+from fairdeal.verifier.report import Report, VerificationError
+from fairdeal.verifier.verify import chain_hashes, verify_bytes
+
+from .deadlines import Deadlines
+from .errors import ConflictError, MatchNotFound, NotEnded
+from .live import _Live, _status, log
+from .store import StoredEvent
+
+__all__ = ["ReadSide"]
+
+
+class ReadSide(Deadlines):
+    """What the viewer and the API read (see ``Ledger`` for the list)."""
+
+    def _summary(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "id": row["id"], "game": row["game"], "params": json.loads(row["params"]),
+            "seats": json.loads(row["seat_names"]), "status": row["status"],
+            "result": json.loads(row["result"]) if row["result"] else None,
+            "verified": bool(row["verified"]), "imported": row["status"] == "imported",
+            "created_ms": row["created_ms"], "events": row["next_seq"],
+        }
+
+    def list_matches(self, limit: int = 50, offset: int = 0,
+                     game: str | None = None) -> list[dict[str, Any]]:
+        """Match summaries, newest first (see the class docstring)."""
+        limit = max(0, min(int(limit), 500))
+        return [self._summary(row)
+                for row in self.store.matches(limit=limit, offset=max(0, int(offset)), game=game)]
+
+    def get_match(self, match_id: str) -> dict[str, Any]:
+        """One match's summary, commitment and timing; MatchNotFound when there is none."""
+        row = self.store.match(match_id) if isinstance(match_id, str) else None
+        if row is None:
+            raise MatchNotFound(f"no match {match_id!r}")
+        return {**self._summary(row), "commitment": row["commitment"],
+                "turn_limit_ms": row["turn_limit_ms"], "deadline_ms": row["deadline_ms"],
+                "next_seq": row["next_seq"]}
+
+    def view(self, match_id: str, token: str | None = None) -> dict[str, Any]:
+        """The match as the caller may see it: a seat's own view with its legal actions, or the
+        spectator view. Carries ``next_seq`` (the next ``expected_seq``) and ``head`` (the
+        ``prev`` of the next event, for seats that sign)."""
+        live = self._fresh(match_id)
+        seat = None if token is None else self._seat(live, token)
+        recorder = live.recorder
+        if recorder is None:  # imported: everything is public after the reveal
+            match = self.get_match(match_id)
+            match.update(next_seq=match["events"], head=None, seat=seat, current_seat=None,
+                         state=None, legal_actions=[])
+            return match
+        with live.lock:
+            if live.stale:  # a failed write elsewhere dropped it: read again
+                return self.view(match_id, token)
+            return self._view_locked(live, seat)
+
+    def _view_locked(self, live: _Live, seat: int | None) -> dict[str, Any]:
+        """``view`` of a cached live match; call with ``live.lock`` held (the write paths call
+        it right after their append, so a move's answer carries the seat's next view)."""
+        recorder = live.recorder
+        assert recorder is not None
+        live.status = _status(recorder)
+        if live.status in ("seating", "playing"):  # nothing else in the row changed
+            if live.summary is None:
+                live.summary = {**self._summary(live.row), "commitment": live.row["commitment"],
+                                "turn_limit_ms": live.row["turn_limit_ms"]}
+            match = {**live.summary, "events": recorder.next_seq}
+        else:
+            match = self.get_match(live.match_id)
+        replayer = recorder.replayer
+        game = recorder.game
+        state = recorder.state
+        current = None if state is None else game.current_seat(state)
+        legal: list[Any] = []
+        if seat is not None and current == seat and replayer.outcome is None:
+            legal = [game.action_to_json(action) for action in game.legal_actions(state)]
+        match.update(
+            next_seq=recorder.next_seq, head=recorder.head, seat=seat,
+            status=live.status, current_seat=current, started=replayer.started,
+            seeded=list(replayer.seeded),
+            seat_keys=[None if key is None else "ed25519:" + key.hex()
+                       for key in replayer.seat_keys],
+            deadline_ms=(replayer.last_ts + replayer.turn_limit_ms
+                         if replayer.turn_limit_ms is not None and replayer.started
+                         and not replayer.ended
+                         else live.seed_deadline_ms if not replayer.started else None),
+            state=None if state is None else game.view(state, seat),
+            legal_actions=legal,
+        )
+        return match
+
+    def board_svg(self, match_id: str, token: str | None = None) -> str | None:
+        """The board now, drawn by the game itself: ``render_svg(state, None, spectator=True)``
+        — public information only — without a token, the seat's own perspective with one.
+        None before play starts, and for imported matches (their bundle draws every step)."""
+        live = self._fresh(match_id)
+        seat = None if token is None else self._seat(live, token)
+        recorder = live.recorder
+        if recorder is None:
+            return None
+        with live.lock:
+            if live.stale:
+                return self.board_svg(match_id, token)
+            state = recorder.state
+            if state is None:
+                return None
+            if seat is None and live.drawing is not None and live.drawing[0] == recorder.next_seq:
+                return live.drawing[1]
+            drawing = recorder.game.render_svg(state, seat, spectator=seat is None)
+            if seat is None:  # the live page polls it: draw each position once
+                live.drawing = (recorder.next_seq, drawing)
+            return drawing
+
+    def spectator_svg(self, match_id: str) -> str | None:
+        """The board as a spectator may see it now (see ``board_svg``)."""
+        return self.board_svg(match_id, None)
+
+    def public_captions(self, match_id: str, after: int = -1) -> dict[int, str]:
+        """One line for people about each move after position ``after``, by seq: the game's
+        ``describe_action`` in the state before the move. It names only what the move itself
+        makes public (the card played, the troop placed, how many troops are drawn — never
+        which); tests/web/api/test_captions.py proves it for every game. It captions the
+        events this process holds: call it after ``public_events``, which catches up."""
+        live = self._live(match_id)  # no second catch-up read: public_events just did one
+        recorder = live.recorder
+        if recorder is None:
+            return {}
+        with live.lock:
+            if live.stale:
+                return self.public_captions(match_id, after)
+            self._narrate(live, recorder)
+            return {seq: text for seq, text in live.captions.items() if seq > after}
+
+    def _narrate(self, live: _Live, recorder: MatchRecorder) -> None:
+        """Feed the match's narrator up to the recorder, captioning each move on the way."""
+        if live.narrator is None:
+            live.narrator = MatchReplayer(recorder.events[0],
+                                          bytes.fromhex(live.row["server_seed"]))
+            live.captions = {}
+        narrator = live.narrator
+        game = recorder.game
+        events = recorder.events
+        for event in events[narrator.last_seq + 1:]:
+            if event["type"] == "move" and narrator.state is not None:
+                try:
+                    action = game.parse_action(event["action"])
+                    live.captions[event["seq"]] = game.describe_action(narrator.state, action)
+                except (RulesError, KeyError, ValueError):
+                    pass  # the event list shows the raw action instead
+            try:
+                narrator.feed(event)
+            except VerificationError:  # the recorder checked it already: never expected
+                log.error("narrator: match %s stops at event %s", live.match_id, event["seq"])
+                return
+
+    def spectator_view(self, match_id: str) -> dict[str, Any]:
+        """What anyone may see of a match: public state only."""
+        return self.view(match_id, None)
+
+    def seat_view(self, match_id: str, token: str) -> dict[str, Any]:
+        """What one seat may see: its own hand and legal actions, nothing of the opponent's."""
+        return self.view(match_id, token)
+
+    def public_events(self, match_id: str, after: int = -1,
+                      limit: int = 1_000) -> list[dict[str, Any]]:
+        """Events after position ``after``. Before the reveal they hold nothing secret."""
+        live = self._fresh(match_id)
+        events = [stored.to_json()
+                  for stored in self.store.read(live.match_id, after=after, limit=limit)]
+        for event in events:  # the reveal is the only event with a seed, and it is the last
+            if "server_seed" in event and event["type"] != "reveal":
+                raise RuntimeError("an event other than the reveal carries a seed")
+        return events
+
+    def bundle_bytes(self, match_id: str) -> bytes | None:
+        """The sealed bundle (canonical JSON), or None while the match is not over."""
+        row = self.store.match(match_id) if isinstance(match_id, str) else None
+        if row is None:
+            raise MatchNotFound(f"no match {match_id!r}")
+        if row["seal_sig"] is None:
+            self._fresh(match_id)  # an overdue timeout may end it right now
+            row = self.store.match(match_id)
+            assert row is not None
+            if row["seal_sig"] is None:
+                return None
+        bodies = [stored.body.encode() for stored in self.store.read(match_id)]
+        signature = canonical_bytes({"key": row["seal_key"], "sig": row["seal_sig"]})
+        return (b'{"events":[' + b",".join(bodies) + b'],"format":'
+                + json.dumps(BUNDLE_FORMAT).encode() + b',"signature":' + signature + b"}")
+
+    def bundle(self, match_id: str) -> bytes:
+        """The sealed bundle's bytes; NotEnded before the end."""
+        data = self.bundle_bytes(match_id)
+        if data is None:
+            raise NotEnded(f"match {match_id} is not over: its bundle is sealed at the end, "
+                           "after the reveal")
+        return data
+
+    def import_bundle(self, data: bytes) -> tuple[str | None, Report]:
+        """Verify a bundle from elsewhere and store it read-only when it passes.
+
+        Returns ``(match_id, report)``; ``match_id`` is None when verification failed.
+        Importing the same bundle twice is harmless; a different match under an existing id
+        is a ConflictError.
+        """
+        report = verify_bytes(data)
+        if not report.ok:
+            return None, report
+        bundle = Bundle.from_bytes(data)
+        hashes = chain_hashes(bundle.events)
+        genesis, reveal = bundle.genesis, bundle.events[-1]
+        if self._holds(bundle.match_id, hashes):
+            return bundle.match_id, report
+        row = {
+            "id": bundle.match_id, "game": genesis["game"],
+            "params": canonical_bytes(genesis["params"]).decode(),
+            "turn_limit_ms": genesis["turn_limit_ms"], "created_ms": genesis["ts"],
+            "status": "imported",
+            "seat_names": json.dumps([seat["name"] for seat in genesis["seats"]]),
+            "token_hashes": "[]", "server_seed": None, "commitment": genesis["commitment"],
+            "next_seq": len(bundle.events), "deadline_ms": None,
+            "result": json.dumps(reveal["result"], sort_keys=True),
+            "seal_key": bundle.server_key, "seal_sig": bundle.signature, "verified": True,
+        }
+        stored = [StoredEvent(event["seq"], event["type"], canonical_bytes(event).decode(),
+                              digest, None)
+                  for event, digest in zip(bundle.events, hashes, strict=True)]
+        try:
+            self.store.create_match(row, stored)
+        except ConflictError:
+            if not self._holds(bundle.match_id, hashes):
+                raise
+        return bundle.match_id, report
+
+    def _holds(self, match_id: str, hashes: Sequence[str]) -> bool:
+        """True when this very match (same head) is stored; ConflictError when another is."""
+        if self.store.match(match_id) is None:
+            return False
+        tail = self.store.read(match_id, after=len(hashes) - 2, limit=2)
+        if len(tail) != 1 or tail[0].hash != hashes[-1]:
+            raise ConflictError(f"another match is stored under id {match_id!r}",
+                                code="match-exists")
+        return True
+
+    def keys(self) -> list[dict[str, Any]]:
+        """The server's public keys (the one that signs new matches first)."""
+        return [{"key": self.server_key.public_text, "key_id": self.server_key.key_id,
+                 "use": "seals matches created here"}]
