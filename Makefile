@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 ## The main job on the embedded default: bot matches of every game, verified offline, stored in
-## the embedded database and served in the viewer.
+## the embedded database and served in the viewer, while bots play a few live matches on it
+## (watch them from the home page). Ctrl+C stops it all.
 demo: $(STAMP)
 	rm -rf out/demo
 	$(BIN)/fairdeal simulate arcomage --deck normal -n 3 --out out/demo
@@ -26,7 +27,13 @@ demo: $(STAMP)
 	$(BIN)/fairdeal simulate wyrdstone --param A.school=neutral --param A.patron=lich --param B.school=water -n 1 --out out/demo
 	$(BIN)/fairdeal verify out/demo/*.json
 	$(BIN)/fairdeal import out/demo/*.json
-	$(BIN)/fairdeal serve --host 127.0.0.1 --port 5000
+	$(BIN)/fairdeal serve --host 127.0.0.1 --port 5000 & server=$$!; \
+	trap 'kill $$server 2>/dev/null' INT TERM EXIT; \
+	sleep 2; \
+	$(BIN)/fairdeal play --game arcomage -n 2 --pace 1.5 & \
+	$(BIN)/fairdeal play --game toybattle -n 2 --pace 1.5 & \
+	$(BIN)/fairdeal play --game wyrdstone -n 2 --pace 1.5 & \
+	wait $$server
 
 ## The whole test suite (PostgreSQL tests need FAIRDEAL_TEST_POSTGRES_URL; .ci/run sets it).
 test: $(STAMP)

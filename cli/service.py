@@ -161,18 +161,24 @@ def keys_show(obj: Context) -> None:
 @click.option("--turn-limit", type=click.IntRange(1, 86_400), default=60, show_default=True,
               help="Seconds per action.")
 @click.option("--signed", is_flag=True, help="Seats register keys and sign their moves.")
+@click.option("--pace", type=click.FloatRange(0, 3_600), default=0.0, show_default=True,
+              help="Seconds each bot thinks before a move, so people can watch live.")
 def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
-         turn_limit: int, signed: bool) -> None:
+         turn_limit: int, signed: bool, pace: float) -> None:
     """Bots play live matches against a running server through the API."""
     from fairdeal.ledger.client import ApiClient, ApiError, play_matches
 
+    if pace >= turn_limit:
+        raise click.BadParameter(f"a bot thinking {pace} s would run out of its {turn_limit} s "
+                                 "turn limit", param_hint="--pace")
     try:
         ApiClient(server)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--server") from None
     try:
         for item in play_matches(server, game.lower(), count, concurrency=concurrency,
-                                 seed=seed, turn_limit_ms=turn_limit * 1000, signed=signed):
+                                 seed=seed, turn_limit_ms=turn_limit * 1000, signed=signed,
+                                 pace=pace):
             if "stats" in item:
                 stats = item["stats"]
                 click.echo(f"{stats.matches} matches, {stats.moves} moves in "

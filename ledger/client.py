@@ -138,11 +138,13 @@ class PlayStats:
 def play_match(client: ApiClient, game: str, *, rng: random.Random,
                params: dict[str, Any] | None = None, turn_limit_ms: int | None = 60_000,
                signed: bool = False, stats: PlayStats | None = None,
-               on_response: Callable[[Any], None] | None = None) -> dict[str, Any]:
+               on_response: Callable[[Any], None] | None = None,
+               pace: float = 0.0) -> dict[str, Any]:
     """Create a match and let two random bots play it to the end through the API.
 
     Returns ``{"id", "moves", "result"}``. ``on_response`` sees every JSON answer (the secrecy
-    test records them).
+    test records them). ``pace`` is how many seconds a bot thinks before each move (0: none),
+    so that people can watch the match live.
     """
     def call(method: str, path: str, body: Any = None, token: str | None = None) -> Any:
         value = client.call(method, path, body, token)
@@ -184,6 +186,8 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
             if not view["legal_actions"]:
                 continue
         action = rng.choice(view["legal_actions"])
+        if pace:
+            time.sleep(pace)
         body: dict[str, Any] = {"action": action, "expected_seq": view["next_seq"],
                                 "action_id": secrets.token_hex(8)}
         if signed:
@@ -218,7 +222,7 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
 
 def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
                  seed: int | None = None, turn_limit_ms: int | None = 60_000,
-                 signed: bool = False) -> Iterator[dict[str, Any]]:
+                 signed: bool = False, pace: float = 0.0) -> Iterator[dict[str, Any]]:
     """Play ``count`` matches, ``concurrency`` at a time; yield each result as it ends, then the
     final PlayStats (as the generator's return value via ``stats``)."""
     stats = PlayStats()
@@ -239,7 +243,7 @@ def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
             try:
                 done.append(play_match(client, game, rng=random.Random(match_seed),
                                        turn_limit_ms=turn_limit_ms, signed=signed,
-                                       stats=stats))
+                                       stats=stats, pace=pace))
             except BaseException as e:  # noqa: BLE001  surfaced to the caller below
                 errors.append(e)
                 return

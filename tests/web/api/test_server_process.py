@@ -209,3 +209,29 @@ def test_two_gunicorn_workers_share_one_sqlite_file(tmp_path: Path) -> None:
         assert verified.returncode == 0, verified.stdout
         moves = [e for e in json.loads(path.read_text())["events"] if e["type"] == "move"]
         assert len(moves) == result["moves"] and all("sig" in move for move in moves)
+
+
+def test_fairdeal_play_paced_against_a_real_server(server: Server, tmp_path: Path) -> None:
+    """`fairdeal play --pace` as the demo runs it: bots think between moves, the match is
+    watchable live, and it ends sealed and verifiable."""
+    import subprocess
+    import sys
+
+    url = f"http://127.0.0.1:{server.port}"
+    started = time.perf_counter()
+    run = subprocess.run([sys.executable, "-m", "fairdeal.cli", "play", "--server", url,
+                          "--game", "toybattle", "-n", "1", "--seed", "3", "--pace", "0.02"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    match_id, moves = run.stdout.split()[:2]
+    assert time.perf_counter() - started >= 0.02 * int(moves)
+    bundle = tmp_path / "played.json"
+    bundle.write_bytes(ApiClient(url).raw("GET", f"/matches/{match_id}/bundle")[1])
+    verify = subprocess.run([sys.executable, "-m", "fairdeal.cli", "verify", str(bundle)],
+                            capture_output=True, text=True, timeout=120)
+    assert verify.returncode == 0, verify.stdout
+    too_slow = subprocess.run([sys.executable, "-m", "fairdeal.cli", "play", "--server", url,
+                               "--game", "arcomage", "--pace", "5", "--turn-limit", "5"],
+                              capture_output=True, text=True, timeout=60)
+    assert too_slow.returncode == 2
+    assert "--pace" in too_slow.stderr and "Traceback" not in too_slow.stderr
