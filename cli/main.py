@@ -17,6 +17,7 @@ from fairdeal.games import GAME_NAMES, RulesError, get_bots, get_game
 from fairdeal.verifier.bundle import Bundle, InvalidBundle
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
 from fairdeal.verifier.replay import replay_steps
+from fairdeal.verifier.report import VerificationError
 from fairdeal.verifier.verify import verify_bytes
 
 from .output import print_records, report_lines
@@ -228,8 +229,6 @@ def replay(file: str, step: int | None, as_json: bool) -> None:
     if not report.ok:
         click.echo(f"warning: {file} does not verify ({report.failure}); showing the states "
                    "up to the failure", err=True)
-    from fairdeal.verifier.report import VerificationError
-
     try:
         replayer, steps, _ = replay_steps(bundle.events,
                                           bytes.fromhex(bundle.events[-1]["server_seed"]))

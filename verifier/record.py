@@ -13,7 +13,6 @@ from typing import Any
 from fairdeal.games import get_game
 
 from .bundle import validate_event
-from .canonical import canonical_bytes
 from .keys import SigningKey
 from .protocol import (
     BUNDLE_FORMAT,
@@ -111,13 +110,13 @@ class MatchRecorder:
 
     def _accept(self, event: dict[str, Any]) -> dict[str, Any]:
         validate_event(event, f"event {event.get('seq')}")
-        canonical_bytes(event)
         if event["seq"] != self.next_seq or event["prev"] != self.head:
             raise VerificationError("chain", f"event {event['seq']} does not follow the head "
                                     f"(expected seq {self.next_seq})", event["seq"])
+        digest = event_hash(event)  # refuses what has no canonical form, before it counts
         self.replayer.feed(event)
         self.events.append(event)
-        self.head = event_hash(event)
+        self.head = digest
         return event
 
     def reveal(self, ts: int) -> dict[str, Any]:

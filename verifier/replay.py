@@ -280,9 +280,6 @@ class MatchReplayer:
         """How many state changes (moves, timeouts, resignations) so far."""
         return self.ply
 
-    def is_play_event(self, kind: str) -> bool:
-        return kind in PLAY_TYPES
-
 
 def _words(outcome: Outcome, replayer: MatchReplayer) -> str:
     if outcome.winner is None:

@@ -7,15 +7,12 @@ True
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 from .bundle import Bundle, InvalidBundle
-from .canonical import canonical_bytes_trusted
-from .hashing import Tag, tag_prefix
 from .keys import InvalidKey, key_id, parse_public_key, verify_signature
-from .protocol import ZERO_HASH, commitment, head_message
+from .protocol import ZERO_HASH, commitment, event_hash, head_message
 from .replay import MatchReplayer
 from .report import Report, VerificationError
 
@@ -26,8 +23,6 @@ def chain_hashes(events: list[dict[str, Any]]) -> list[str]:
     """Check seq and prev links; return every event's hash. Raises VerificationError("chain")."""
     hashes = []
     prev = ZERO_HASH
-    prefix = tag_prefix(Tag.EVENT)
-    sha256 = hashlib.sha256
     for index, event in enumerate(events):
         if event["seq"] != index:
             what = ("an event before it was removed, or the events were reordered"
@@ -42,7 +37,7 @@ def chain_hashes(events: list[dict[str, Any]]) -> list[str]:
                 f"{event['prev'][:16]}… as its predecessor, but event {index - 1} hashes to "
                 f"{prev[:16]}… (event {index - 1} was altered after it was recorded, or "
                 "events were moved)", index)
-        prev = sha256(prefix + canonical_bytes_trusted(event)).hexdigest()
+        prev = event_hash(event, checked=False)
         hashes.append(prev)
     return hashes
 
