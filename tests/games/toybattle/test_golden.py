@@ -37,28 +37,12 @@ SPECIAL_MOVES = {
 }
 
 
-def replay(fixture: dict[str, Any]) -> Any:
-    """The state after the fixture's events."""
-    key = bytes.fromhex(fixture["key"])
-    state = GAME.setup(fixture["params"], RandomStream(key, "setup"))
-    for ply, event in enumerate(fixture["events"]):
-        assert GAME.current_seat(state) == event["seat"] or event["type"] == "resign"
-        rng = RandomStream(key, f"ply/{ply}")
-        if event["type"] == "move":
-            state = GAME.apply(state, GAME.parse_action(event["action"]), rng)
-        elif event["type"] == "timeout":
-            state = GAME.timeout(state, rng)
-        else:
-            state = GAME.resign(state, event["seat"])
-    return state
-
-
 @pytest.mark.parametrize("board", list(GOLDEN))
-def test_golden_replay(board: str) -> None:
+def test_golden_replay(board: str, golden_replay: Any) -> None:
     fixture = json.loads(GOLDEN[board].read_text(encoding="utf-8"))
     assert fixture["rules_version"] == GAME.rules_version
     assert fixture["params"] == {"board": board}
-    final = replay(fixture)
+    final = golden_replay(GAME, fixture)
     assert GAME.state_to_json(final) == fixture["final_state"]
     assert GAME.result(final).to_json() == fixture["result"]
     kinds = {e["action"]["kind"] for e in fixture["events"] if e["type"] == "move"}

@@ -27,31 +27,15 @@ FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "games" / "wyrdsto
 GOLDEN = sorted(FIXTURES.glob("golden-*.json"))
 
 
-def replay(fixture: dict[str, Any]) -> Any:
-    """The state after the fixture's events."""
-    key = bytes.fromhex(fixture["key"])
-    state = GAME.setup(fixture["params"], RandomStream(key, "setup"))
-    for ply, event in enumerate(fixture["events"]):
-        rng = RandomStream(key, f"ply/{ply}")
-        if event["type"] == "move":
-            assert event["seat"] == GAME.current_seat(state)
-            state = GAME.apply(state, GAME.parse_action(event["action"]), rng)
-        elif event["type"] == "timeout":
-            state = GAME.timeout(state, rng)
-        else:
-            state = GAME.resign(state, event["seat"])
-    return state
-
-
 def test_there_are_golden_replays() -> None:
     assert len(GOLDEN) >= 2
 
 
 @pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.name)
-def test_golden_replay(path: Path) -> None:
+def test_golden_replay(path: Path, golden_replay: Any) -> None:
     fixture = json.loads(path.read_text(encoding="utf-8"))
     assert fixture["rules_version"] == GAME.rules_version
-    final = replay(fixture)
+    final = golden_replay(GAME, fixture)
     assert GAME.state_to_json(final) == fixture["final_state"]
     assert GAME.result(final).to_json() == fixture["result"]
 
