@@ -159,6 +159,9 @@ def page_context(match: LoadedMatch) -> dict[str, Any]:
         "embed_url": None if match.key.startswith("u-") else request.url_root.rstrip("/") + url_for(
             "viewer.embed", match_id=match.match_id) + f"?step={context['number']}",
         "file_name": f"{match.match_id or 'bundle'}.json",
+        "gif_url": (request.url_root.rstrip("/") + f"/m/{match.match_id}.gif"
+                    if not match.live and not match.key.startswith("u-") and match.steps
+                    else None),
         "share_url": request.url_root.rstrip("/") + (
             url_for("viewer.match_page", match_id=match.match_id) if not match.key.startswith(
                 "u-") else base) + f"?step={context['number']}",
