@@ -117,31 +117,60 @@ def encode_point(p: Point) -> bytes:
 
 _BASE_X = _recover_x(_BASE_Y, 0) or 0
 _BASE: Point = (_BASE_X, _BASE_Y, 1, _BASE_X * _BASE_Y % P)
+Table = list[list[Point]]
 #: [j * 16^i] B for every 4-bit window i and digit j: [S]B becomes 64 additions; built on first use
-_base_table: list[list[Point]] = []
+_base_table: Table = []
+#: the same tables for keys that sign many events (a seat signs every move of a match): a key
+#: seen _TABLE_AFTER times gets one, so each further check needs no doubling at all
+_key_tables: dict[bytes, Table] = {}
+_key_uses: dict[bytes, int] = {}
+_TABLE_AFTER = 3
+_KEYS_KEPT = 8
 
 
-def _base_multiples() -> list[list[Point]]:
-    if not _base_table:
-        row_base = _BASE
-        for _ in range(64):
-            row = [_IDENTITY, row_base]
-            for _ in range(14):
-                row.append(_add(row[-1], row_base))
-            _base_table.append(row)
-            row_base = _double(_double(_double(_double(row_base))))
-    return _base_table
+def _window_table(point: Point) -> Table:
+    """[j * 16^i] point for i < 64, j < 16 (1,000 additions: worth it for a point used often)."""
+    table = []
+    row_base = point
+    for _ in range(64):
+        row = [_IDENTITY, row_base]
+        for _ in range(14):
+            row.append(_add(row[-1], row_base))
+        table.append(row)
+        row_base = _double(_double(_double(_double(row_base))))
+    return table
 
 
-def _times_base(scalar: int) -> Point:
-    """[scalar] B for 0 <= scalar < 2^256, from the precomputed windows."""
-    table = _base_multiples()
-    total = _IDENTITY
+def _times_table(scalar: int, table: Table, total: Point = _IDENTITY) -> Point:
+    """total + [scalar] P for 0 <= scalar < 2^256, P the point ``table`` was built for."""
     for window in range(64):
         digit = (scalar >> (4 * window)) & 15
         if digit:
             total = _add(total, table[window][digit])
     return total
+
+
+def _times_base(scalar: int) -> Point:
+    """[scalar] B for 0 <= scalar < 2^256, from the precomputed windows."""
+    if not _base_table:
+        _base_table.extend(_window_table(_BASE))
+    return _times_table(scalar, _base_table)
+
+
+def _key_table(public: bytes, negated: Point) -> Table | None:
+    """The window table of -A for a key used often, or None while it is not worth one."""
+    table = _key_tables.get(public)
+    if table is None:
+        uses = _key_uses.get(public, 0) + 1
+        if uses < _TABLE_AFTER:
+            if len(_key_uses) >= 4 * _KEYS_KEPT:
+                _key_uses.clear()
+            _key_uses[public] = uses
+            return None
+        if len(_key_tables) >= _KEYS_KEPT:
+            _key_tables.pop(next(iter(_key_tables)))
+        table = _key_tables[public] = _window_table(negated)
+    return table
 
 
 def _times(scalar: int, point: Point) -> Point:
@@ -177,5 +206,11 @@ def verify(public: bytes, signature: bytes, message: bytes) -> None:
     # (2) k = SHA-512(R || A || M) as a little-endian integer, reduced mod L
     k = int.from_bytes(hashlib.sha512(r_bytes + public + message).digest(), "little") % L
     # (3) [S]B - [k]A must be R, compared as encodings
-    if encode_point(_add(_times_base(s), _times(k, _negate(a)))) != r_bytes:
+    negated = _negate(a)
+    table = _key_table(public, negated)
+    if table is not None:
+        check = _times_table(k, table, _times_base(s))
+    else:
+        check = _add(_times_base(s), _times(k, negated))
+    if encode_point(check) != r_bytes:
         raise BadSignature("the signature does not match the key and the message")

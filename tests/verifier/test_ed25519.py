@@ -176,3 +176,28 @@ def test_wrong_lengths_are_refused_with_a_reason() -> None:
         ed25519.verify(bytes(32), bytes(63), b"")
     with pytest.raises(BadSignature, match="not a point"):
         ed25519.verify((2).to_bytes(32, "little"), bytes(64), b"")
+
+
+def test_a_key_that_signs_many_events_gets_the_same_verdicts_from_its_table() -> None:
+    """A seat signs every move: past a few uses its key gets a precomputed table. Honest,
+    damaged and mixed-order (A + T) keys judged through the table still agree with OpenSSL."""
+    rng = random.Random(5)
+    torsion = _small_order_points()
+    key = Ed25519PrivateKey.from_private_bytes(rng.randbytes(32))
+    public = _raw(key)
+    secret = rng.randrange(1, L)
+    mixed = encode_point(ed25519._add(ed25519._times_base(secret), torsion[3]))
+    verdicts = {True: 0, False: 0}
+    for index in range(60):
+        message = rng.randbytes(24)
+        signature = key.sign(message)
+        damaged = bytearray(signature)
+        damaged[rng.randrange(64)] ^= 1 << rng.randrange(8)
+        forged = _sign_as(secret, mixed, message, rng)
+        for case in [(public, signature, message), (public, bytes(damaged), message),
+                     (mixed, forged, message)]:
+            verdict = openssl(*case)
+            assert pure(*case) == verdict, index
+            verdicts[verdict] += 1
+    assert public in ed25519._key_tables and mixed in ed25519._key_tables
+    assert verdicts[True] > 60 and verdicts[False] > 60
