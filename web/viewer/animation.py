@@ -4,8 +4,8 @@ rasterised with resvg; sized for a chat message.
 Each frame is the step's drawing (from a seat's view, or the spectator's with everything
 revealed, as the match page shows it) over a strip naming the step and what happened. Frames
 are 480 px wide — what chat apps show inline without a click — and share one palette, so
-Pillow stores only what changed from the frame before: a two-tower duel costs about 5 kB a
-step, a 300-step match about 1.5 MB (docs/viewer.md has the measured figures).
+Pillow stores only what changed from the frame before: a two-tower duel costs about 8 kB a
+step, a 300-step match about 2.5 MB (docs/browser.md has the measured figures).
 """
 
 from __future__ import annotations
@@ -21,13 +21,17 @@ from PIL import Image
 
 from .matches import LoadedMatch
 
-__all__ = ["FRAME_MS", "LAST_FRAME_MS", "WIDTH", "StepRangeError", "match_gif", "parse_steps"]
+__all__ = ["FRAME_MS", "LAST_FRAME_MS", "WIDTH", "StepRangeError", "frame_ms", "match_gif",
+           "parse_steps"]
 
 #: frame width in pixels; the height follows each game's drawing
 WIDTH = 480
-#: how long a step stays on screen, and the final one (so the result can be read)
+#: how long a step stays on screen, and the final one (so the result can be read); a long
+#: match steps faster, down to MIN_FRAME_MS, so the clip stays near CLIP_MS
 FRAME_MS = 900
+MIN_FRAME_MS = 200
 LAST_FRAME_MS = 3000
+CLIP_MS = 60_000
 #: the strip under the drawing, in the drawing's own units per 480 px of width
 _STRIP = 34
 _CAPTION_CHARS = 64
@@ -61,6 +65,15 @@ def parse_steps(text: str | None, last: int) -> tuple[int, int]:
     if not 0 <= first <= final <= last:
         raise StepRangeError(f"step range {text!r} is outside this match's steps 0 to {last}")
     return first, final
+
+
+def frame_ms(frames: int) -> int:
+    """How long each frame but the last is shown: a minute's clip at most, where it can.
+
+    >>> frame_ms(17), frame_ms(100), frame_ms(323)
+    (900, 600, 200)
+    """
+    return max(MIN_FRAME_MS, min(FRAME_MS, CLIP_MS // max(1, frames - 1) // 10 * 10))
 
 
 def _frame_svg(drawing: str, number: int, last: int, caption: str) -> str:
@@ -107,7 +120,7 @@ def _encode(pngs: Sequence[bytes]) -> bytes:
     palette = sample.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
     indexed = [frame.quantize(palette=palette, dither=Image.Dither.NONE) for frame in frames]
     out = io.BytesIO()
-    durations = [FRAME_MS] * (len(indexed) - 1) + [LAST_FRAME_MS]
+    durations = [frame_ms(len(indexed))] * (len(indexed) - 1) + [LAST_FRAME_MS]
     indexed[0].save(out, "GIF", save_all=True, append_images=indexed[1:], duration=durations,
                     loop=0, optimize=True)
     return out.getvalue()
