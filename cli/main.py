@@ -158,6 +158,17 @@ def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
         click.echo(f"{path}  {len(bundle['events'])} events, {winner} ({result['reason']})")
 
 
+def checked_key(text: str | None, option: str) -> str | None:
+    """An ``ed25519:HEX`` key given on the command line, or a usage error naming the option."""
+    if text is None:
+        return None
+    try:
+        parse_public_key(text.strip())
+    except InvalidKey as e:
+        raise click.BadParameter(str(e), param_hint=option) from None
+    return text.strip()
+
+
 def _read(path: str) -> bytes:
     try:
         return Path(path).read_bytes()
@@ -186,12 +197,7 @@ def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
 
     Exit status 0 when every file verifies, 1 when any does not, 2 for a usage error.
     """
-    if trusted_key is not None:
-        try:
-            parse_public_key(trusted_key.strip())
-        except InvalidKey as e:
-            raise click.BadParameter(str(e), param_hint="--trusted-key") from None
-        trusted_key = trusted_key.strip()
+    trusted_key = checked_key(trusted_key, "--trusted-key")
     pinned_seats: dict[str, str] = {}
     for pair in seat_keys:
         seat, sep, key = pair.partition("=")

@@ -339,12 +339,7 @@ class MatchReplayer:
         seat = self._seat(event)
         seq = event["seq"]
         self._seating_event(event, seat)
-        deadline = self.seating_deadline
-        assert deadline is not None
-        if event["ts"] < deadline:
-            raise VerificationError(
-                "timers", f"{self.seat_name(seat)}'s seed declared expired {deadline - event['ts']}"
-                " ms before the seating deadline (a forged expiry)", seq)
+        self._not_before(event, self.seating_deadline, "seating", "expiry")
         self._record(seat, "expired", seq, signed=False)
         self._fixed(seat, seq, event["ts"])
 
@@ -387,14 +382,19 @@ class MatchReplayer:
         seat = self._seat(event)
         seq = event["seq"]
         self._revealing_event(event, seat)
-        deadline = self.reveal_deadline
+        self._not_before(event, self.reveal_deadline, "reveal", "forfeit")
+        self.seat_seeds[seat].how = "forfeited"
+        self._after_reveals(seq)
+
+    def _not_before(self, event: Mapping[str, Any], deadline: int | None, phase: str,
+                    what: str) -> None:
+        """A server-written expiry or forfeit may only come once its phase's deadline passed."""
         assert deadline is not None
         if event["ts"] < deadline:
             raise VerificationError(
-                "timers", f"{self.seat_name(seat)} declared forfeit {deadline - event['ts']} ms "
-                "before the reveal deadline (a forged forfeit)", seq)
-        self.seat_seeds[seat].how = "forfeited"
-        self._after_reveals(seq)
+                "timers", f"{self.seat_name(event['seat'])}'s {what} was written "
+                f"{deadline - event['ts']} ms before the {phase} deadline (a forged {what})",
+                event["seq"])
 
     def _record(self, seat: int, how: str, seq: int, signed: bool) -> None:
         seed = self.seat_seeds[seat]
