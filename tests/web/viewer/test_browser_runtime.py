@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markupsafe import escape
 
 from fairdeal.verifier.verify import verify_bytes
 from fairdeal.web.viewer import runtime
@@ -167,3 +168,17 @@ def test_the_runtime_folder_follows_the_setting(tmp_path: Path,
     assert runtime.runtime_dir(tmp_path / "x") == tmp_path / "x"
     monkeypatch.delenv("FAIRDEAL_PYODIDE_DIR")
     assert runtime.runtime_dir().parts[-3:] == ("viewer", "static", "pyodide")
+
+
+def test_the_server_s_panel_says_who_could_have_influenced_the_deal(
+        store: MemoryLedger, fake_runtime: Path, arcomage_bundles: Any) -> None:
+    data = _bundle_bytes(arcomage_bundles[0])
+    text = verify_bytes(data).facts["deal_influence"]["text"]
+    page = _client(store, fake_runtime).get(f"/m/{_id(arcomage_bundles[0])}").get_data(
+        as_text=True)
+    assert "Who could have influenced this deal:" in page
+    assert f'<span id="server-influence">{escape(text)}</span>' in page
+
+
+def _bundle_bytes(bundle: dict[str, Any]) -> bytes:
+    return json.dumps(bundle, separators=(",", ":")).encode()

@@ -206,6 +206,8 @@ def test_verify_page_checks_everything_here_and_sends_nothing(
     for name, report in browser_reports.items():
         assert report["ok"] and report["key_pinned"], name
         assert _without_browser(report) == cli[name], name
+        card = tab.locator(f".verify-result[data-name='{name}']").inner_text()
+        assert f"Who could have influenced this deal: {report['deal_influence']['text']}" in card
     # pasted JSON too, and a parse error in the parser's own words
     tab.fill("#verify-pasted", HONEST[0].read_text())
     tab.locator("#verify-paste").click()
@@ -240,9 +242,18 @@ def test_the_match_page_verifies_in_the_browser_beside_the_server(
     served.write_bytes(site["ledger"].bundle(site["ids"][stem]))
     assert _without_browser(report) == _cli_reports([served])[served.name]
     assert tab.locator("#browser-disagreement").is_hidden()
-    marks = tab.locator("#verification .browser-mark")
-    assert marks.count() == 11
-    assert {marks.nth(i).get_attribute("data-browser-status") for i in range(11)} == {"pass"}
+    rows = tab.locator("#verification .check-row")
+    assert rows.count() == len(report["checks"]) > 10
+    for index, check in enumerate(report["checks"]):
+        row = rows.nth(index)
+        assert row.get_attribute("data-check") == check["name"]
+        assert row.locator(".browser-mark").get_attribute("data-browser-status") == \
+            check["status"] == row.get_attribute("data-status")
+    assert {check["status"] for check in report["checks"]} <= {"pass", "skipped"}
+    # who could have influenced this deal: the browser's own line, the server's beside it
+    influence = report["deal_influence"]["text"]
+    assert tab.locator("#browser-influence").inner_text() == influence
+    assert tab.locator("#server-influence").inner_text() == influence
     assert "every check passed in your browser" in tab.locator("#browser-status").inner_text()
     api = [path for method, path in site["log"].seen if path.startswith("/api/v1/matches/")]
     assert f"/api/v1/matches/{site['ids'][stem]}/bundle" in api
@@ -282,6 +293,7 @@ def test_a_server_serving_other_bytes_than_it_vouches_for_is_caught(
     middle, or a lying server): the browser's own check fails, and the page says so loudly."""
     stem = "arcomage-archmage-citadel-normal"
     forged = (FIXTURES / "tampered" / "edited-move.json").read_bytes()
+    where = EXPECTED["edited-move"]["seq"]
     context, tab, tried = _tab(browser, site["url"])
     context.route(f"**/api/v1/matches/{site['ids'][stem]}/bundle",
                   lambda request_route: request_route.fulfill(
@@ -292,7 +304,7 @@ def test_a_server_serving_other_bytes_than_it_vouches_for_is_caught(
     alarm = tab.locator("#browser-disagreement")
     assert alarm.is_visible()
     assert "chain: server pass, browser fail" in alarm.inner_text()
-    assert "chain check failed at event 6" in tab.locator("#browser-failure").inner_text()
+    assert f"chain check failed at event {where}" in tab.locator("#browser-failure").inner_text()
     assert tab.locator("#verification .check-row[data-check=chain] .browser-mark") \
         .get_attribute("data-browser-status") == "fail"
     _shot(tab, "match-browser-disagrees")
@@ -310,8 +322,9 @@ def test_an_uploaded_tampered_bundle_fails_alike_in_browser_and_server(
     tab.wait_for_url("**/u/u-*")
     assert _wait_browser_verdict(tab) == "agree"
     report = tab.evaluate("window.fairdealBrowserReport")
-    assert (report["failure"]["check"], report["failure"]["seq"]) == ("moves", 5)
-    assert "moves check failed at event 5" in tab.locator("#browser-failure").inner_text()
+    where = EXPECTED["swapped-card"]["seq"]
+    assert (report["failure"]["check"], report["failure"]["seq"]) == ("moves", where)
+    assert f"moves check failed at event {where}" in tab.locator("#browser-failure").inner_text()
     assert tab.locator("#browser-disagreement").is_hidden()
     assert not tried["errors"]
     context.close()

@@ -6,7 +6,7 @@
   "use strict";
   document.documentElement.classList.add("js");
   var KEY_STORE = "fairdeal.pinnedKey";
-  var MARKS = { pass: "✓", fail: "✗", skipped: "○", "not-checked": "–" };
+  var MARKS = { pass: "✓", fail: "✗", skipped: "–", "not-checked": "–" };  // as the server's rows
 
   // --- the worker ------------------------------------------------------------------------
   function Verifier(workerUrl) {
@@ -143,9 +143,8 @@
       var failure = document.getElementById("browser-failure");
       failure.hidden = !report.failure;
       failure.textContent = failureText(report.failure);
-      var influence = document.getElementById("browser-influence");
-      influence.hidden = !influenceText(report);
-      influence.textContent = influenceText(report);
+      document.getElementById("browser-influence-line").hidden = !influenceText(report);
+      document.getElementById("browser-influence").textContent = influenceText(report);
       var alarm = document.getElementById("browser-disagreement");
       alarm.hidden = differences.length === 0;
       alarm.textContent = "";
@@ -206,7 +205,12 @@
       head.appendChild(document.createTextNode(" " + item.getAttribute("data-name")));
       item.appendChild(head);
       if (report.failure) item.appendChild(el("div", "failure", failureText(report.failure)));
-      if (influenceText(report)) item.appendChild(el("p", "deal-influence", influenceText(report)));
+      if (influenceText(report)) {
+        var line = el("p", "deal-influence");
+        line.appendChild(el("strong", "", "Who could have influenced this deal: "));
+        line.appendChild(el("span", "", influenceText(report)));
+        item.appendChild(line);
+      }
       if (report.match_id) {
         item.appendChild(el("p", "small", report.game + " · match " + report.match_id + " · " +
           report.events + " events" + (report.key_id ? " · signed by key " + report.key_id +
