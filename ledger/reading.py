@@ -96,10 +96,8 @@ class ReadSide(Deadlines):
             seeded=list(replayer.seeded),
             seat_keys=[None if key is None else "ed25519:" + key.hex()
                        for key in replayer.seat_keys],
-            deadline_ms=(replayer.last_ts + replayer.turn_limit_ms
-                         if replayer.turn_limit_ms is not None and replayer.started
-                         and not replayer.ended
-                         else live.seed_deadline_ms if not replayer.started else None),
+            deadline_ms=(replayer.deadline_ms() if replayer.started
+                         else live.seed_deadline_ms),
             state=None if state is None else game.view(state, seat),
             legal_actions=legal,
         )

@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairdeal.games.wyrdstone import GAME, WyrdState, state_from_json
+from fairdeal.games.wyrdstone import GAME, WyrdState
 from fairdeal.games.wyrdstone.book import SCHOOLS
 from fairdeal.games.wyrdstone.state import HEALTH
 from fairdeal.verifier.rng import RandomStream
@@ -51,7 +51,7 @@ def test_random_legal_play_ends_by_turn_70_and_never_changes_its_input(
         _check_invariants(state)
         ply += 1
     data = GAME.state_to_json(state)
-    assert GAME.state_to_json(state_from_json(data)) == data
+    assert GAME.state_to_json(GAME.state_from_json(data)) == data
     assert state.turn <= 70 and GAME.legal_actions(state) == []
 
 
