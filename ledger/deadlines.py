@@ -3,9 +3,9 @@ background sweeper that writes them.
 
 A timeout is always stamped with the deadline itself (the replayer's ``deadline_ms``: the
 previous event's ts + turn limit, or the turn's start + the limit when the rules time the whole
-turn), whether the sweeper writes it on time or a request finds it late: the record is the same as if it had
-been written at the deadline. Seats that have not added their client seed by the seating
-deadline are declined the same way.
+turn), whether the sweeper writes it on time or a request finds it late: the record is the same
+as if it had been written at the deadline. Seats that have not added their client seed by the
+seating deadline are declined the same way.
 """
 
 from __future__ import annotations

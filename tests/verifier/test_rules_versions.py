@@ -115,8 +115,8 @@ def test_the_whole_turn_has_60_seconds() -> None:
     start = T0 + 2
     recorder.append("move", start + 59_000, seat=seat, action=RUNE)
     assert recorder.replayer.deadline_ms() == start + 60_000  # the rune does not reset it
-    with pytest.raises(VerificationError, match="^timers: event 4: the move came 60001 ms into the turn, after "
-                       "its 60000 ms limit"):
+    with pytest.raises(VerificationError, match="^timers: event 4: the move came 60001 ms "
+                       "into the turn, after its 60000 ms limit"):
         recorder.append("move", start + 60_001, seat=seat, action=SKIP)
     recorder = _started("wyrdstone/2")[0]
     recorder.append("move", start + 59_000, seat=seat, action=RUNE)
@@ -138,7 +138,8 @@ def test_a_timeout_comes_at_the_turns_deadline_not_the_actions() -> None:
     recorder, seat = _started("wyrdstone/2")
     start = T0 + 2
     recorder.append("move", start + 30_000, seat=seat, action=RUNE)
-    with pytest.raises(VerificationError, match="^timers: event 4: a timeout written 59999 ms into the turn"):
+    with pytest.raises(VerificationError,
+                       match="^timers: event 4: a timeout written 59999 ms into the turn"):
         recorder.append("timeout", start + 59_999, seat=seat)
     recorder = _started("wyrdstone/2")[0]
     recorder.append("move", start + 30_000, seat=seat, action=RUNE)
@@ -164,7 +165,8 @@ def test_wyrdstone_2_refuses_another_turn_limit() -> None:
     genesis = copy.deepcopy(_genesis("wyrdstone/2"))
     genesis["turn_limit_ms"] = None
     genesis["commitment"] = commitment(SEED, genesis)
-    with pytest.raises(VerificationError, match=r"^rules: event 0: turn limit: wyrdstone/2 fixes the turn at 60 "
-                       r"s for the whole turn: turn_limit_ms must be 60000, got None$") as e:
+    with pytest.raises(VerificationError, match=r"^rules: event 0: turn limit: wyrdstone/2 "
+                       r"fixes the turn at 60 s for the whole turn: turn_limit_ms must be "
+                       r"60000, got None$") as e:
         MatchReplayer(genesis, SEED)
     assert e.value.check == "rules"
