@@ -170,3 +170,12 @@ def test_wyrdstone_2_refuses_another_turn_limit() -> None:
                        r"60000, got None$") as e:
         MatchReplayer(genesis, SEED)
     assert e.value.check == "rules"
+
+
+def test_the_report_says_the_limit_is_for_the_whole_turn() -> None:
+    report = verify_bytes((HONEST / "wyrdstone2-timeout-loss.json").read_bytes(), SERVER_KEY)
+    assert report.ok, report.failure
+    timers = next(check for check in report.checks if check.name == "timers")
+    assert timers.detail == "turn limit 60000 ms for the whole turn"
+    old = verify_bytes((HONEST / "wyrdstone-training.json").read_bytes(), SERVER_KEY)
+    assert next(c for c in old.checks if c.name == "timers").detail == "turn limit 60000 ms"
