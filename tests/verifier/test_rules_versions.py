@@ -20,10 +20,12 @@ from fairdeal.verifier.replay import MatchReplayer, load_game
 from fairdeal.verifier.report import VerificationError
 from fairdeal.verifier.verify import verify_bytes
 
-HONEST = Path(__file__).parents[2] / "fixtures" / "bundles" / "honest"
-SERVER_KEY = (HONEST.parent / "server-key.txt").read_text().strip()
-#: the wyrdstone/1 bundles exactly as committed when wyrdstone/1 was the newest rules (7838273):
-#: an archive whose old matches stop verifying is no archive
+BUNDLES = Path(__file__).parents[2] / "fixtures" / "bundles"
+HONEST = BUNDLES / "honest"
+ARCHIVE = BUNDLES / "v1" / "honest"
+SERVER_KEY = (BUNDLES / "server-key.txt").read_text().strip()
+#: the wyrdstone/1 bundles (protocol fairdeal/1) exactly as committed when wyrdstone/1 was the
+#: newest rules (7838273): an archive whose old matches stop verifying is no archive
 V1_ARCHIVE = {
     "wyrdstone-fire-against-earth":
         "1a0406d3ed14573d0ef4cfde71b2fb56b12ab7c0cb6c3aa61be30d5824853c9d",
@@ -60,7 +62,7 @@ def test_the_versions_hash_differently() -> None:
 
 @pytest.mark.parametrize("name", sorted(V1_ARCHIVE))
 def test_the_wyrdstone_1_archive_still_verifies_byte_for_byte(name: str) -> None:
-    data = (HONEST / f"{name}.json").read_bytes()
+    data = (ARCHIVE / f"{name}.json").read_bytes()
     assert hashlib.sha256(data).hexdigest() == V1_ARCHIVE[name]
     report = verify_bytes(data, SERVER_KEY)
     assert report.ok, report.failure
@@ -68,8 +70,17 @@ def test_the_wyrdstone_1_archive_still_verifies_byte_for_byte(name: str) -> None
     assert rules.detail == "Wyrdstone mage duel, rules wyrdstone/1"
 
 
+@pytest.mark.parametrize("name", sorted(V1_ARCHIVE))
+def test_wyrdstone_1_bundles_rebuilt_under_the_new_protocol_verify_too(name: str) -> None:
+    report = verify_bytes((HONEST / f"{name}.json").read_bytes(), SERVER_KEY)
+    assert report.ok, report.failure
+    assert report.facts["game"] == "wyrdstone"
+    assert Bundle.from_bytes((HONEST / f"{name}.json").read_bytes()).events[0][
+        "rules_version"] == "wyrdstone/1"
+
+
 def _archived_genesis(**changes: Any) -> dict[str, Any]:
-    genesis = Bundle.from_bytes((HONEST / "wyrdstone-training.json").read_bytes()).events[0]
+    genesis = Bundle.from_bytes((ARCHIVE / "wyrdstone-training.json").read_bytes()).events[0]
     return {**genesis, **changes}
 
 
@@ -177,5 +188,5 @@ def test_the_report_says_the_limit_is_for_the_whole_turn() -> None:
     assert report.ok, report.failure
     timers = next(check for check in report.checks if check.name == "timers")
     assert timers.detail == "turn limit 60000 ms for the whole turn"
-    old = verify_bytes((HONEST / "wyrdstone-training.json").read_bytes(), SERVER_KEY)
+    old = verify_bytes((ARCHIVE / "wyrdstone-training.json").read_bytes(), SERVER_KEY)
     assert next(c for c in old.checks if c.name == "timers").detail == "turn limit 60000 ms"
