@@ -23,6 +23,9 @@ def _check_invariants(state: WyrdState) -> None:
             assert creature.stun >= 0 and creature.poison_turns >= 0 and creature.buff_turns >= 0
     if state.result is None:
         assert min(state.health) > 0
+    elif state.result.reason == "simultaneous":
+        # wyrdstone/2: only one blow strikes both mages, Wrath of the Gods (from turn 50)
+        assert state.turn >= 50 and "Wrath" in state.result.detail
 
 
 @settings(max_examples=60, deadline=None)
