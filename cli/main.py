@@ -169,6 +169,17 @@ def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
         click.echo(f"{path}  {len(bundle['events'])} events, {winner} ({result['reason']})")
 
 
+def checked_key(text: str | None, option: str) -> str | None:
+    """An ``ed25519:HEX`` key given on the command line, or a usage error naming the option."""
+    if text is None:
+        return None
+    try:
+        parse_public_key(text.strip())
+    except InvalidKey as e:
+        raise click.BadParameter(str(e), param_hint=option) from None
+    return text.strip()
+
+
 def _read(path: str) -> bytes:
     try:
         return Path(path).read_bytes()
@@ -197,12 +208,7 @@ def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
 
     Exit status 0 when every file verifies, 1 when any does not, 2 for a usage error.
     """
-    if trusted_key is not None:
-        try:
-            parse_public_key(trusted_key.strip())
-        except InvalidKey as e:
-            raise click.BadParameter(str(e), param_hint="--trusted-key") from None
-        trusted_key = trusted_key.strip()
+    trusted_key = checked_key(trusted_key, "--trusted-key")
     pinned_seats: dict[str, str] = {}
     for pair in seat_keys:
         seat, sep, key = pair.partition("=")
@@ -261,6 +267,11 @@ def replay(file: str, step: int | None, as_json: bool) -> None:
     except VerificationError as e:
         raise click.ClickException(f"cannot replay {file}: {e}") from None
     game = replayer.game
+    if not steps:
+        outcome = replayer.outcome
+        why = f" ({outcome.reason})" if outcome is not None else ""
+        raise click.ClickException(f"{file}: the match ended before any deal was made{why}: "
+                                   "there are no states to replay")
     if step is not None:
         if step >= len(steps):
             raise click.BadParameter(f"the match has steps 0 to {len(steps) - 1}",

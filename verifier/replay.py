@@ -118,9 +118,8 @@ class MatchReplayer:
         self.seat_keys: list[bytes | None] = [None] * self.seats
         self.seat_seeds = [SeatSeed() for _ in range(self.seats)]
         self.commitments: list[str | None] = [None] * self.seats
-        self.seat_pins = dict(seat_pins or {})
-        for seat in self.seat_pins:
-            self.seat_seeds[seat].pinned = True
+        self.seat_pins: dict[int, bytes] = {}
+        self.pin(seat_pins or {})
         #: fairdeal/2: when every seat's seed was fixed (the reveals' deadline counts from it)
         self.commits_closed_ts: int | None = None
         self.deal: bytes | None = None
@@ -134,6 +133,12 @@ class MatchReplayer:
         self.keep_states = keep_states
         self.states: list[Any] = [None] if keep_states else []
         self.outcome: Outcome | None = None
+
+    def pin(self, seat_pins: Mapping[int, bytes]) -> None:
+        """Pin players' keys by seat index, before any event is fed."""
+        self.seat_pins.update(seat_pins)
+        for seat in seat_pins:
+            self.seat_seeds[seat].pinned = True
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -344,12 +349,7 @@ class MatchReplayer:
         seat = self._seat(event)
         seq = event["seq"]
         self._seating_event(event, seat)
-        deadline = self.seating_deadline
-        assert deadline is not None
-        if event["ts"] < deadline:
-            raise VerificationError(
-                "timers", f"{self.seat_name(seat)}'s seed declared expired {deadline - event['ts']}"
-                " ms before the seating deadline (a forged expiry)", seq)
+        self._not_before(event, self.seating_deadline, "seating", "expiry")
         self._record(seat, "expired", seq, signed=False)
         self._fixed(seat, seq, event["ts"])
 
@@ -392,14 +392,19 @@ class MatchReplayer:
         seat = self._seat(event)
         seq = event["seq"]
         self._revealing_event(event, seat)
-        deadline = self.reveal_deadline
+        self._not_before(event, self.reveal_deadline, "reveal", "forfeit")
+        self.seat_seeds[seat].how = "forfeited"
+        self._after_reveals(seq)
+
+    def _not_before(self, event: Mapping[str, Any], deadline: int | None, phase: str,
+                    what: str) -> None:
+        """A server-written expiry or forfeit may only come once its phase's deadline passed."""
         assert deadline is not None
         if event["ts"] < deadline:
             raise VerificationError(
-                "timers", f"{self.seat_name(seat)} declared forfeit {deadline - event['ts']} ms "
-                "before the reveal deadline (a forged forfeit)", seq)
-        self.seat_seeds[seat].how = "forfeited"
-        self._after_reveals(seq)
+                "timers", f"{self.seat_name(event['seat'])}'s {what} was written "
+                f"{deadline - event['ts']} ms before the {phase} deadline (a forged {what})",
+                event["seq"])
 
     def _record(self, seat: int, how: str, seq: int, signed: bool) -> None:
         seed = self.seat_seeds[seat]
