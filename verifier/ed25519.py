@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["BadSignature", "L", "P", "verify"]
+__all__ = ["BadSignature", "L", "P", "decode_point", "encode_point", "verify"]
 
 #: the field prime and the order of the base point's group
 P = 2**255 - 19

@@ -25,7 +25,7 @@ from .runtime import PYODIDE_FILES, PYODIDE_VERSION, package_archive, runtime_di
 __all__ = ["WORKER_CSP", "browser_verifier"]
 
 #: the worker loads the runtime from this origin and compiles WebAssembly; nothing else
-WORKER_CSP = ("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'")
+WORKER_CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'"
 _TYPES = {".js": "text/javascript", ".wasm": "application/wasm", ".zip": "application/zip",
           ".json": "application/json"}
 #: what a visitor is told when this server has no runtime
@@ -43,7 +43,9 @@ def browser_verifier() -> dict[str, Any]:
     if not runtime_ready(_folder()):
         return {"enabled": False, "hint": ENABLE_HINT}
     _, etag = package_archive()
-    runtime = url_for("viewer.pyodide_file", version=PYODIDE_VERSION, name="x")[:-1]
+    # the folder the worker hands loadPyodide: the address of any runtime file, less its name
+    runtime = url_for("viewer.pyodide_file", version=PYODIDE_VERSION,
+                      name=PYODIDE_FILES[0]).rsplit("/", 1)[0] + "/"
     packages = url_for("viewer.fairdeal_packages", v=etag)
     worker = url_for("viewer.verify_worker", runtime=runtime, packages=packages)
     return {"enabled": True, "worker": worker, "version": PYODIDE_VERSION,
