@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -328,3 +329,23 @@ def test_an_uploaded_tampered_bundle_fails_alike_in_browser_and_server(
     assert tab.locator("#browser-disagreement").is_hidden()
     assert not tried["errors"]
     context.close()
+
+
+def test_a_verifier_that_cannot_start_says_what_to_do_instead(
+        browser: Any, site: dict[str, Any]) -> None:
+    """fairdeal's zip fails to arrive: the panel says the browser check could not run and what
+    to do instead; it never shows a verdict it does not have."""
+    for path, words in [("/pyodide/fairdeal.zip", "could not run: fairdeal's packages: HTTP 503"),
+                        ("/verify-worker.js", "could not run: ")]:
+        context, tab, tried = _tab(browser, site["url"])
+        context.route(lambda url, path=path: urlsplit(url).path == path,
+                      lambda request_route: request_route.fulfill(
+                          status=503, body="busy", content_type="text/plain"))
+        tab.goto(f"{site['url']}/m/{site['ids']['arcomage-untimed']}")
+        assert _wait_browser_verdict(tab) == "error", path
+        status = tab.locator("#browser-status").inner_text()
+        assert words in status and "run `fairdeal verify` instead" in status, status
+        assert "in your browser" not in status
+        assert tab.locator("#browser-disagreement").is_hidden()
+        assert not tried["errors"]
+        context.close()

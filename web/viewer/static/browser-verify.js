@@ -13,6 +13,7 @@
     var worker = new Worker(workerUrl);
     var waiting = {};
     var next = 1;
+    var broken = null;  // set when the worker itself failed: every later request fails at once
     worker.onmessage = function (event) {
       var answer = event.data;
       var pending = waiting[answer.id];
@@ -21,12 +22,15 @@
       if (answer.error) pending.reject(new Error(answer.error)); else pending.resolve(answer.report);
     };
     worker.onerror = function (event) {
+      event.preventDefault();
+      broken = new Error(event.message || "the verifier could not start");
       Object.keys(waiting).forEach(function (id) {
-        waiting[id].reject(new Error(event.message || "the verifier could not start"));
+        waiting[id].reject(broken);
         delete waiting[id];
       });
     };
     this.verify = function (bytes, trustedKey) {
+      if (broken) return Promise.reject(broken);
       var id = next++;
       var copy = bytes.slice(0);  // the worker takes this copy; the page keeps the original
       return new Promise(function (resolve, reject) {
@@ -159,10 +163,16 @@
       box.setAttribute("data-ms", String(Math.round(performance.now() - started)));
     }
 
+    var SLOW_MS = 60000;  // a slow device may take this long to start Python: say so, keep going
     function run(key) {
       box.setAttribute("data-state", "loading");
+      var slow = setTimeout(function () {
+        status.textContent = "Still starting the verifier in your browser… If this never " +
+          "finishes, download the bundle and run `fairdeal verify` instead.";
+      }, SLOW_MS);
       bytes.then(function (data) { return verifier.verify(data, key); })
-        .then(show, function (error) {
+        .then(function (report) { clearTimeout(slow); show(report); }, function (error) {
+          clearTimeout(slow);
           box.setAttribute("data-state", "error");
           status.textContent = "The browser verifier could not run: " + error.message +
             ". Download the bundle and run `fairdeal verify` instead.";
