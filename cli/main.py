@@ -20,7 +20,7 @@ from fairdeal.verifier.replay import replay_steps
 from fairdeal.verifier.report import VerificationError
 from fairdeal.verifier.verify import verify_bytes
 
-from .output import print_records, report_lines
+from .output import outcome_words, print_records, report_lines
 
 DEFAULT_DATA_DIR = click.get_app_dir("fairdeal")
 
@@ -145,16 +145,23 @@ def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
                                   turn_limit_ms=turn_limit * 1000, signed_moves=signed)
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
+    signed_with = None
     for bundle in simulate_matches(settings, count, seed=seed, server_key=server_key):
+        signed_with = bundle["signature"]["key"]
         match_id = bundle["events"][0]["match_id"]
         path = folder / f"{match_id}.json"
         path.write_text(json.dumps(bundle, ensure_ascii=False, separators=(",", ":")) + "\n",
                         encoding="utf-8")
-        result = bundle["events"][-1]["result"]
-        seat_names = get_game(game).seat_names
-        winner = ("draw" if result["winner"] is None
-                  else f"seat {seat_names[result['winner']]} won")
-        click.echo(f"{path}  {len(bundle['events'])} events, {winner} ({result['reason']})")
+        players = [seat["name"] for seat in bundle["events"][0]["seats"]]
+        outcome = outcome_words(game, bundle["events"][-1]["result"], players)
+        click.echo(f"{path}  {len(bundle['events'])} events, {outcome}")
+    # the key, so that `verify --trusted-key` can be given the right one
+    if seed is None:
+        click.echo(f"signed with {signed_with} (the server key of {obj.data_dir}, as "
+                   "`fairdeal keys show` prints it)")
+    else:
+        click.echo(f"signed with {signed_with} (derived from --seed {seed!r}, not the server "
+                   "key: pin this one with --trusted-key)")
 
 
 def _read(path: str) -> bytes:

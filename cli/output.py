@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import click
 
+from fairdeal.games import RulesError, get_game
 from fairdeal.verifier.report import Report
 
 _MARK = {"pass": "ok  ", "fail": "FAIL", "not-checked": " -- "}
@@ -55,3 +56,26 @@ def _result(report: Report) -> str:
         if check.name == "result":
             return check.detail
     return "no result"
+
+
+def outcome_words(game_name: str, result: Mapping[str, Any] | None,
+                  players: Sequence[str] = ()) -> str:
+    """A match's result as ``verify`` says it, for every command: ``seat A (alice) won
+    (tower-destroyed)``, ``draw (turn-limit)``, or ``-`` while the match is in play.
+
+    >>> outcome_words("toybattle", {"winner": 1, "reason": "medals"}, ["ann", "bo"])
+    'seat red (bo) won (medals)'
+    """
+    if not result:
+        return "-"
+    reason = result.get("reason", "?")
+    winner = result.get("winner")
+    if winner is None:
+        return f"draw ({reason})"
+    try:
+        name = f"seat {get_game(game_name).seat_names[winner]}"
+    except (RulesError, IndexError, TypeError):
+        name = f"seat {winner}"  # a game this install does not know: the index is all we have
+    if isinstance(winner, int) and 0 <= winner < len(players):
+        name += f" ({players[winner]})"
+    return f"{name} won ({reason})"

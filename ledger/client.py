@@ -23,10 +23,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from fairdeal.games import get_game
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.protocol import move_message
 
-__all__ = ["ApiClient", "ApiError", "PlayStats", "play_match", "play_matches"]
+__all__ = ["BOT_NAME", "ApiClient", "ApiError", "PlayStats", "play_match", "play_matches"]
+
+#: what the live bots call themselves (seat names "random bot 1", "random bot 2"): not the
+#: simulator's "<bot>-bot", so the viewer never labels a live match "simulated"
+BOT_NAME = "random bot"
 
 
 class ApiError(Exception):
@@ -139,12 +144,17 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
                params: dict[str, Any] | None = None, turn_limit_ms: int | None = 60_000,
                signed: bool = False, stats: PlayStats | None = None,
                on_response: Callable[[Any], None] | None = None,
-               pace: float = 0.0) -> dict[str, Any]:
+               pace: float = 0.0,
+               on_move: Callable[[dict[str, Any]], None] | None = None,
+               on_start: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Create a match and let two random bots play it to the end through the API.
 
-    Returns ``{"id", "moves", "result"}``. ``on_response`` sees every JSON answer (the secrecy
-    test records them). ``pace`` is how many seconds a bot thinks before each move (0: none),
-    so that people can watch the match live.
+    Returns ``{"id", "seats", "moves", "result"}``. ``on_response`` sees every JSON answer (the
+    secrecy test records them). ``pace`` is how many seconds a bot thinks before each move (0:
+    none), so that people can watch the match live. ``on_move`` is told of each accepted move:
+    ``{"id", "seq", "seat", "action", "caption"}``, the caption being the server's public one
+    (one more GET per move, so only when asked). ``on_start`` is told ``{"id", "seats"}`` as
+    soon as the match exists.
     """
     def call(method: str, path: str, body: Any = None, token: str | None = None) -> Any:
         value = client.call(method, path, body, token)
@@ -155,9 +165,14 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
             on_response(value)
         return value
 
+    seat_count = len(get_game(game).seat_names)
+    # the bots' names are the seats' names, so the viewer says who played
+    names = [f"{BOT_NAME} {index + 1}" for index in range(seat_count)]
     created = call("POST", "/matches", {"game": game, "params": params or {},
-                                        "turn_limit_ms": turn_limit_ms})
+                                        "turn_limit_ms": turn_limit_ms, "seats": names})
     match_id = created["id"]
+    if on_start is not None:
+        on_start({"id": match_id, "seats": names})
     tokens = [seat["token"] for seat in created["seats"]]
     keys = [SigningKey.from_seed(rng.randbytes(32)) for _ in tokens] if signed else []
     # each seat's latest view: every write answers with the writer's view after it, so a seat
@@ -208,11 +223,16 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
             continue
         views[current] = answer["view"]
         moves += 1
+        if on_move is not None:
+            seq = answer["event"]["seq"]
+            captions = call("GET", f"/matches/{match_id}/events?after={seq - 1}&limit=1")
+            on_move({"id": match_id, "seq": seq, "seat": current, "action": action,
+                     "caption": captions.get("captions", {}).get(str(seq))})
         if stats is not None:
             with stats.lock:
                 stats.moves += 1
     summary = call("GET", f"/matches/{match_id}")
-    result = {"id": match_id, "moves": moves, "result": summary.get("result")}
+    result = {"id": match_id, "seats": names, "moves": moves, "result": summary.get("result")}
     if stats is not None:
         with stats.lock:
             stats.matches += 1
@@ -222,17 +242,27 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
 
 def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
                  seed: int | None = None, turn_limit_ms: int | None = 60_000,
-                 signed: bool = False, pace: float = 0.0) -> Iterator[dict[str, Any]]:
-    """Play ``count`` matches, ``concurrency`` at a time; yield each result as it ends, then the
-    final PlayStats (as the generator's return value via ``stats``)."""
+                 signed: bool = False, pace: float = 0.0,
+                 moves: bool = False) -> Iterator[dict[str, Any]]:
+    """Play ``count`` matches, ``concurrency`` at a time, and yield what happens in order:
+    ``{"started": {"id", "seats"}}`` when a match is created, ``{"move": ...}`` for each move
+    (only with ``moves``; see play_match's ``on_move``), each match's result
+    (``{"id", "seats", "moves", "result"}``) as it ends, and last ``{"stats": PlayStats}``."""
     stats = PlayStats()
     master = random.Random(seed)
     seeds = [master.randbytes(16) for _ in range(count)]
     queue = list(reversed(seeds))
     queue_lock = threading.Lock()
-    done: list[dict[str, Any]] = []
+    # what the workers did, in order; list.append is atomic, and only the caller's thread reads
+    news: list[dict[str, Any]] = []
     errors: list[BaseException] = []
     client = ApiClient(base_url)
+
+    def started(match: dict[str, Any]) -> None:
+        news.append({"started": match})
+
+    def moved(move: dict[str, Any]) -> None:
+        news.append({"move": move})
 
     def worker() -> None:
         while True:
@@ -241,9 +271,10 @@ def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
                     return
                 match_seed = queue.pop()
             try:
-                done.append(play_match(client, game, rng=random.Random(match_seed),
+                news.append(play_match(client, game, rng=random.Random(match_seed),
                                        turn_limit_ms=turn_limit_ms, signed=signed,
-                                       stats=stats, pace=pace))
+                                       stats=stats, pace=pace, on_start=started,
+                                       on_move=moved if moves else None))
             except BaseException as e:  # noqa: BLE001  surfaced to the caller below
                 errors.append(e)
                 return
@@ -253,9 +284,9 @@ def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
     for thread in threads:
         thread.start()
     reported = 0
-    while any(thread.is_alive() for thread in threads) or reported < len(done):
-        while reported < len(done):
-            yield done[reported]
+    while any(thread.is_alive() for thread in threads) or reported < len(news):
+        while reported < len(news):
+            yield news[reported]
             reported += 1
         time.sleep(0.05)
     stats.seconds = time.perf_counter() - start
