@@ -21,6 +21,7 @@ from fairdeal.verifier.report import VerificationError
 from fairdeal.verifier.verify import verify_bytes
 
 from .output import outcome_words, print_records, report_lines
+from .paths import bundle_paths
 
 DEFAULT_DATA_DIR = click.get_app_dir("fairdeal")
 
@@ -173,17 +174,20 @@ def _read(path: str) -> bytes:
 
 @cli.command()
 @click.argument("files", nargs=-1, required=True,
-                type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+                type=click.Path(exists=True, allow_dash=True))
+@click.option("-r", "--recursive", is_flag=True,
+              help="A folder's bundles include those in its folders, at any depth.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON report per file.")
 @click.option("--trusted-key", default=None, metavar="ed25519:HEX",
               help="Pin the server key: fail unless the bundle is signed by it.")
 @click.option("--seat-key", "seat_keys", multiple=True, metavar="SEAT=ed25519:HEX",
               help="Pin a player's move-signing key (SEAT is its name, e.g. A, or index).")
 @click.option("-v", "--verbose", is_flag=True, help="List every check, not only the verdict.")
-def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
+def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: str | None,
            seat_keys: tuple[str, ...], verbose: bool) -> None:
     """Verify match bundles offline: the chain, the signature, the commitment, the deal,
-    every move under the rules, the timers and the result.
+    every move under the rules, the timers and the result. A folder stands for the .json
+    files in it.
 
     Exit status 0 when every file verifies, 1 when any does not, 2 for a usage error.
     """
@@ -205,7 +209,7 @@ def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
         pinned_seats[seat.strip()] = key.strip()
     failures = 0
     reports = []
-    for path in files:
+    for path in bundle_paths(files, recursive):
         data = sys.stdin.buffer.read() if path == "-" else _read(path)
         report = verify_bytes(data, trusted_key, pinned_seats)
         failures += not report.ok

@@ -197,3 +197,36 @@ def test_seat_keys_can_be_pinned() -> None:
     assert "--seat-key" in malformed.stderr
     for result in (both, other, unsigned, nobody, malformed):
         assert_no_traceback(result)
+
+
+def test_verify_a_folder_reads_its_bundles(tmp_path: Path) -> None:
+    tampered = sorted((ROOT / "tampered").glob("*.json"))
+    result = fairdeal("verify", str(ROOT / "tampered"))
+    assert result.returncode == 1
+    verdicts = [line for line in result.stdout.splitlines() if line.startswith(("OK:", "FAIL:"))]
+    assert verdicts == [f"FAIL: {path}" for path in tampered]
+    assert "is a directory" not in result.stdout + result.stderr
+    honest = fairdeal("verify", "--trusted-key", KEY, str(ROOT / "honest"))
+    assert honest.returncode == 0, honest.stdout
+    assert honest.stdout.count("OK: ") == len(list((ROOT / "honest").glob("*.json")))
+
+
+def test_verify_r_goes_down_the_folders_and_the_corpus_has_no_stray_file() -> None:
+    result = fairdeal("verify", "-r", str(ROOT))
+    lines = result.stdout.splitlines()
+    oks = {line.split()[1] for line in lines if line.startswith("OK: ")}
+    fails = {line.split()[1] for line in lines if line.startswith("FAIL: ")}
+    assert oks == {str(path) for path in (ROOT / "honest").glob("*.json")}
+    assert fails == {str(path) for path in (ROOT / "tampered").glob("*.json")}
+    assert result.returncode == 1
+
+
+def test_verify_an_empty_folder_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "inner").mkdir()
+    (tmp_path / "inner" / "a.json").write_bytes(HONEST.read_bytes())
+    flat = fairdeal("verify", str(tmp_path))
+    assert flat.returncode == 2
+    assert "no .json file" in flat.stderr and "-r" in flat.stderr
+    deep = fairdeal("verify", "-r", str(tmp_path))
+    assert deep.returncode == 0, deep.stdout
+    assert_no_traceback(flat)

@@ -1,0 +1,33 @@
+"""Command-line paths to the bundle files they stand for: a folder means its ``*.json``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import click
+
+__all__ = ["bundle_paths"]
+
+
+def bundle_paths(paths: Iterable[str], recursive: bool, param_hint: str = "FILES") -> list[str]:
+    """Each path as given, except that a folder becomes the ``*.json`` files in it, sorted by
+    name (and those of every folder below it with ``recursive``). ``-`` (standard input) stays.
+
+    A folder holding no bundle is a usage error: a newcomer who typed the wrong folder should
+    hear so, not see nothing verified.
+    """
+    out: list[str] = []
+    for path in paths:
+        folder = Path(path)
+        if path == "-" or not folder.is_dir():
+            out.append(path)
+            continue
+        found = sorted(folder.rglob("*.json") if recursive else folder.glob("*.json"))
+        files = [str(item) for item in found if item.is_file()]
+        if not files:
+            where = "in it or below" if recursive else "in it (-r looks in its folders too)"
+            raise click.BadParameter(f"{path} is a folder with no .json file {where}",
+                                     param_hint=param_hint)
+        out.extend(files)
+    return out
