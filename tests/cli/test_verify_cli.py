@@ -201,7 +201,8 @@ def test_seat_keys_can_be_pinned() -> None:
 
 def test_verify_a_folder_reads_its_bundles(tmp_path: Path) -> None:
     tampered = sorted((ROOT / "tampered").glob("*.json"))
-    result = fairdeal("verify", str(ROOT / "tampered"))
+    # pinned: one tampered file is re-signed under a key of its own
+    result = fairdeal("verify", "--trusted-key", KEY, str(ROOT / "tampered"))
     assert result.returncode == 1
     verdicts = [line for line in result.stdout.splitlines() if line.startswith(("OK:", "FAIL:"))]
     assert verdicts == [f"FAIL: {path}" for path in tampered]
@@ -212,7 +213,7 @@ def test_verify_a_folder_reads_its_bundles(tmp_path: Path) -> None:
 
 
 def test_verify_r_goes_down_the_folders_and_the_corpus_has_no_stray_file() -> None:
-    result = fairdeal("verify", "-r", str(ROOT))
+    result = fairdeal("verify", "-r", "--trusted-key", KEY, str(ROOT))
     lines = result.stdout.splitlines()
     oks = {line.split()[1] for line in lines if line.startswith("OK: ")}
     fails = {line.split()[1] for line in lines if line.startswith("FAIL: ")}
