@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import textwrap
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -11,6 +13,9 @@ import click
 from fairdeal.games import RulesError, get_game
 from fairdeal.verifier.report import Report
 
+#: a column with a cell longer than this is prose, wrapped to fit; never narrower than MIN_WRAP
+PROSE = 30
+MIN_WRAP = 20
 _MARK = {"pass": "ok  ", "fail": "FAIL", "not-checked": " -- "}
 
 
@@ -22,14 +27,33 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def print_records(records: Sequence[dict[str, Any]], widest: int = 60) -> None:
-    """Print flat records as an aligned table, one row each."""
+def print_records(records: Sequence[dict[str, Any]], width: int | None = None) -> None:
+    """Print flat records as an aligned table, one row each, within ``width`` columns (default:
+    the terminal's). Prose columns (a card's effect, a troop's note: cells over PROSE
+    characters) share the room the other columns leave, at least MIN_WRAP each, and wrap at
+    word boundaries: nothing is cut. A terminal narrower than the other columns gets lines
+    longer than it is rather than a table that hides text."""
     columns = list(records[0])
-    rows = [[_cell(record.get(column))[:widest] for column in columns] for record in records]
+    rows = [[_cell(record.get(column)) for column in columns] for record in records]
     widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(columns)]
-    for row in [columns, ["-" * width for width in widths], *rows]:
-        cells = (cell.ljust(width) for cell, width in zip(row, widths, strict=True))
-        click.echo("  ".join(cells).rstrip())
+    if width is None:
+        width = shutil.get_terminal_size().columns
+    prose = [i for i, w in enumerate(widths) if w > PROSE]
+    fixed = sum(w for i, w in enumerate(widths) if i not in prose) + 2 * (len(columns) - 1)
+    # water-filling: a prose column narrower than its share keeps its width, and leaves the
+    # rest to the wider ones
+    room = width - fixed
+    for count, i in enumerate(sorted(prose, key=lambda i: widths[i])):
+        share = max(MIN_WRAP, room // (len(prose) - count))
+        widths[i] = min(widths[i], share)
+        room -= widths[i]
+    for row in [columns, ["-" * w for w in widths], *rows]:
+        wrapped = [textwrap.wrap(cell, w, break_on_hyphens=False) or [""]
+                   for cell, w in zip(row, widths, strict=True)]
+        for number in range(max(len(lines) for lines in wrapped)):
+            cells = (lines[number] if number < len(lines) else "" for lines in wrapped)
+            padded = (cell.ljust(w) for cell, w in zip(cells, widths, strict=True))
+            click.echo("  ".join(padded).rstrip())
 
 
 def report_lines(path: str, report: Report, verbose: bool) -> Iterator[str]:

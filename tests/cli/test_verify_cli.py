@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -231,3 +232,21 @@ def test_verify_an_empty_folder_is_a_usage_error(tmp_path: Path) -> None:
     deep = fairdeal("verify", "-r", str(tmp_path))
     assert deep.returncode == 0, deep.stdout
     assert_no_traceback(flat)
+
+
+@pytest.mark.parametrize("game, column", [("arcomage", "effect"), ("toybattle", "effect"),
+                                          ("wyrdstone", "text")])
+def test_rules_wraps_to_the_terminal_and_cuts_no_word(game: str, column: str) -> None:
+    table = subprocess.run([sys.executable, "-m", "fairdeal.cli", "rules", game],
+                           capture_output=True, text=True, env={**os.environ, "COLUMNS": "160"})
+    assert table.returncode == 0, table.stderr
+    assert max(len(line) for line in table.stdout.splitlines()) <= 160
+    tokens = set(table.stdout.split())
+    data = json.loads(fairdeal("rules", game, "--json").stdout)
+    records = next(value for value in data.values()
+                   if isinstance(value, list) and value and column in value[0])
+    for record in records:
+        words = str(record[column]).split()
+        missing = [word for word in words if word not in tokens]
+        assert not missing, f"{record.get('name')}: {missing} cut from {record[column]!r}"
+    assert "…" not in table.stdout
