@@ -230,7 +230,8 @@ def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: 
               help="Only the state after step N (0 is the deal, N the N-th play).")
 @click.option("--json", "as_json", is_flag=True, help="States as JSON.")
 def replay(file: str, step: int | None, as_json: bool) -> None:
-    """Re-derive and print the states of a sealed match, step by step."""
+    """Re-derive and print the states of a sealed match, step by step, as the game's own text
+    (--json: one JSON state a line)."""
     data = sys.stdin.buffer.read() if file == "-" else _read(file)
     try:
         bundle = Bundle.from_bytes(data)
@@ -250,16 +251,19 @@ def replay(file: str, step: int | None, as_json: bool) -> None:
         if step >= len(steps):
             raise click.BadParameter(f"the match has steps 0 to {len(steps) - 1}",
                                      param_hint="--step")
-        steps = [steps[step]]
     previous = None
+    if step is not None:
+        # the step before, so that the step's words can say what was played
+        previous = steps[step - 1].state if step else None
+        steps = [steps[step]]
     for item in steps:
-        state_json = game.state_to_json(item.state)
         if as_json:
-            click.echo(json.dumps({"step": item.number, "seq": item.seq, **state_json},
-                                  ensure_ascii=False))
+            click.echo(json.dumps({"step": item.number, "seq": item.seq,
+                                   **game.state_to_json(item.state)}, ensure_ascii=False))
             continue
         click.echo(f"step {item.number} (event {item.seq}): {_step_words(game, previous, item)}")
-        click.echo("  " + json.dumps(state_json, ensure_ascii=False))
+        click.echo(game.render_text(item.state))
+        click.echo()
         previous = item.state
 
 
