@@ -23,6 +23,9 @@ __all__ = ["SimulationSettings", "simulate_matches", "simulate_match"]
 
 #: a simulated clock starts here when the run is seeded (2026-01-01T00:00:00Z)
 SEEDED_EPOCH_MS = 1_767_225_600_000
+#: a simulated seat is named after its bot, "random-bot": the viewer labels such matches
+#: "simulated" (a display hint read from the names, not a verified claim)
+SIMULATED_SEAT_SUFFIX = "-bot"
 #: an unseeded run gives each match an hour; a seeded run leaves a minute between matches
 SLOT_MS = 3_600_000
 GAP_MS = 60_000
@@ -78,7 +81,7 @@ def simulate_match(
     genesis = make_genesis(
         game_name=settings.game,
         params=settings.params,
-        seats=[f"{name}-bot" for name in settings.bots],
+        seats=[f"{name}{SIMULATED_SEAT_SUFFIX}" for name in settings.bots],
         match_id=match_id,
         server_seed=server_seed,
         server_key_id=server_key.key_id,

@@ -14,6 +14,7 @@ from .present import (
     badges,
     event_rows,
     game_title,
+    is_simulated,
     perspectives,
     result_words,
     seat_label,
@@ -131,6 +132,7 @@ def page_context(match: LoadedMatch) -> dict[str, Any]:
         "is_upload": match.key.startswith("u-"),
         "title": title,
         "game_title": game_title(genesis.get("game"), match.game),
+        "simulated": is_simulated([seat.get("name", "") for seat in seats]),
         "badges": badges(genesis.get("game"), genesis.get("params"), genesis.get("turn_limit_ms")),
         "seats": [{"label": seat_label(match.game, seats, index), "name": seat.get("name")}
                   for index, seat in enumerate(seats)],

@@ -14,7 +14,7 @@ from . import bp
 from .loading import MATCH_ID, game_or_none, ledger, load_stored, load_upload, verdict
 from .matches import LoadedMatch
 from .page import int_arg, page_context, perspective, step_context
-from .present import badges, date_words, game_title, result_words
+from .present import badges, date_words, game_title, is_simulated, result_words
 from .sources import summarize
 from .upload import UPLOAD_LIMIT
 
@@ -50,7 +50,8 @@ def home() -> Any:
             limit = (reader.get(summary.match_id) or {}).get("turn_limit_ms", limit)
         cards.append({
             "summary": summary,
-            "title": game_title(summary.game),
+            "title": game_title(summary.game, game_or_none(summary.game)),
+            "simulated": is_simulated(summary.seats),
             "badges": badges(summary.game, summary.params, limit),
             "when": date_words(summary.created_ms),
             "result": result_words(summary.result, list(summary.seats), game_or_none(
