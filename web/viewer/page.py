@@ -148,6 +148,10 @@ def page_context(match: LoadedMatch) -> dict[str, Any]:
         "embed_url": None if match.key.startswith("u-") else request.url_root.rstrip("/") + url_for(
             "viewer.embed", match_id=match.match_id) + f"?step={context['number']}",
         "file_name": f"{match.match_id or 'bundle'}.json",
+        # the board at this step, for link previews; uploads are not kept, so they have none
+        "og_image": None if match.key.startswith("u-") or not match.match_id else
+        request.url_root.rstrip("/") + url_for("viewer.match_preview", match_id=match.match_id,
+                                               number=context["number"]),
         "share_url": request.url_root.rstrip("/") + (
             url_for("viewer.match_page", match_id=match.match_id) if not match.key.startswith(
                 "u-") else base) + f"?step={context['number']}",
