@@ -156,6 +156,12 @@ def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
         players = [seat["name"] for seat in bundle["events"][0]["seats"]]
         outcome = outcome_words(game, bundle["events"][-1]["result"], players)
         click.echo(f"{path}  {len(bundle['events'])} events, {outcome}")
+        if signed:
+            # what `verify --seat-key` takes, so that a player's key can be pinned
+            seat_names = get_game(game).seat_names
+            keys = " ".join(f"{seat_names[event['seat']]}={event['public_key']}"
+                            for event in bundle["events"] if event["type"] == "seat_key")
+            click.echo(f"  seat keys: {keys}")
     # the key, so that `verify --trusted-key` can be given the right one
     if seed is None:
         click.echo(f"signed with {signed_with} (the server key of {obj.data_dir}, as "

@@ -33,7 +33,8 @@ def _ledger(obj: Context) -> Any:
 
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
-@click.option("--port", type=click.IntRange(1, 65535), default=5000, show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=5000, show_default=True,
+              envvar="FAIRDEAL_PORT")
 @click.option("--debug", is_flag=True, help="Flask's debugger (never on a public interface).")
 @click.option("-q", "--quiet", is_flag=True,
               help="No line per request (the access log); errors are still printed.")
@@ -136,6 +137,26 @@ def import_(obj: Context, files: tuple[str, ...]) -> None:
         raise SystemExit(1)
 
 
+def _wait_for(server: str, seconds: float = 10.0) -> None:
+    """Give a server started a moment ago (``fairdeal serve &``) a few seconds to listen."""
+    import time
+
+    from fairdeal.ledger.client import ApiClient, ApiError
+
+    client = ApiClient(server, timeout=2)
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            client.call("GET", "/keys")
+            return
+        except ApiError:
+            return  # it answers: what it says is play's business
+        except OSError:
+            if time.monotonic() > deadline:
+                return  # play's own first request reports that it cannot reach the server
+            time.sleep(0.2)
+
+
 class PlayProgress:
     """click's progress bar over the matches, on standard error and only on a terminal; the
     lines printed meanwhile clear it first, so the two never share a line."""
@@ -224,7 +245,7 @@ def keys_show(obj: Context) -> None:
 
 @cli.command()
 @click.option("--server", default="http://127.0.0.1:5000", show_default=True,
-              help="The server's base URL.")
+              envvar="FAIRDEAL_SERVER", help="The server's base URL.")
 @click.option("--game", type=_game_choice(), required=True)
 @click.option("-n", "count", type=click.IntRange(1, 1_000_000), default=1, show_default=True,
               help="How many matches.")
@@ -258,6 +279,7 @@ def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
         raise click.BadParameter(str(e), param_hint="--server") from None
     game = game.lower()
     site = server.rstrip("/").removesuffix("/api/v1")
+    _wait_for(server)
     try:
         with PlayProgress(count, False if no_progress else None) as bar:
             for item in play_matches(server, game, count, concurrency=concurrency,
