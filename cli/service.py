@@ -14,7 +14,7 @@ import click
 
 from fairdeal.games import get_game
 
-from .main import Context, _game_choice, cli
+from .main import Context, _game_choice, checked_key, cli
 from .output import outcome_words
 
 
@@ -254,21 +254,39 @@ def keys_show(obj: Context) -> None:
 @click.option("--seed", type=int, default=None, help="Seed the bots' choices.")
 @click.option("--turn-limit", type=click.IntRange(1, 86_400), default=60, show_default=True,
               help="Seconds per action.")
-@click.option("--signed", is_flag=True, help="Seats register keys and sign their moves.")
+@click.option("--signed", is_flag=True,
+              help="Seats register keys and sign their seeds and moves.")
 @click.option("--pace", type=click.FloatRange(0, 3_600), default=0.0, show_default=True,
               help="Seconds each bot thinks before a move, so people can watch live.")
+@click.option("--trusted-key", default=None, metavar="ed25519:HEX",
+              help="The server key the receipts must be signed by (default: what the server "
+                   "says at /keys).")
+@click.option("--receipts", "receipts_dir", default=None, type=click.Path(file_okay=False),
+              help="Keep each match's receipts and seat keys in DIR/<match id>.receipts.json "
+                   "(for `fairdeal verify --receipts`).")
 @click.option("-v", "--verbose", is_flag=True, help="One line per move, as the viewer says it.")
 @click.option("--no-progress", is_flag=True,
               help="No progress bar (there is one on standard error only when it is a terminal).")
 def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
-         turn_limit: int, signed: bool, pace: float, verbose: bool,
-         no_progress: bool) -> None:
+         turn_limit: int, signed: bool, pace: float, trusted_key: str | None,
+         receipts_dir: str | None, verbose: bool, no_progress: bool) -> None:
     """Bots play live matches against a running server through the API.
 
-    One line when each match starts and one when it ends, with its link; a progress bar over
-    the matches on standard error when that is a terminal.
-    """
-    from fairdeal.ledger.client import ApiClient, ApiError, play_matches
+    Each bot checks every answer's signed receipt against what it sent, and at the end
+    verifies the sealed bundle with the server key, its own keys pinned and its receipts: a
+    server that changed anything is reported (exit 1). One line when each match starts and one
+    when it ends, with its link; a progress bar over the matches on standard error when that
+    is a terminal."""
+    from fairdeal.ledger.client import ApiClient, ApiError, TamperDetected, play_matches
+
+    trusted_key = checked_key(trusted_key, "--trusted-key")
+    folder = Path(receipts_dir) if receipts_dir else None
+    if folder is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise click.BadParameter(f"cannot create {folder}: {e.strerror}",
+                                     param_hint="--receipts") from None
 
     if pace >= turn_limit:
         raise click.BadParameter(f"a bot thinking {pace} s would run out of its {turn_limit} s "
@@ -284,10 +302,15 @@ def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
         with PlayProgress(count, False if no_progress else None) as bar:
             for item in play_matches(server, game, count, concurrency=concurrency,
                                      seed=seed, turn_limit_ms=turn_limit * 1000, signed=signed,
-                                     pace=pace, moves=verbose):
+                                     pace=pace, server_key=trusted_key, moves=verbose):
+                if "result" in item and folder is not None:
+                    path = folder / f"{item['id']}.receipts.json"
+                    path.write_text(json.dumps(item["receipts"], indent=1) + "\n")
                 bar.echo(play_line(item, game, site))
                 if "result" in item:
                     bar.advance()
+    except TamperDetected as e:
+        raise click.ClickException(f"the server cheated: {e}") from None
     except ApiError as e:
         raise click.ClickException(f"the server refused: {e}") from None
     except OSError as e:
