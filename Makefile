@@ -29,7 +29,6 @@ demo: $(STAMP)
 	$(BIN)/fairdeal import out/demo/*.json
 	$(BIN)/fairdeal serve --quiet --host 127.0.0.1 --port 5000 & server=$$!; \
 	trap 'kill $$server 2>/dev/null' INT TERM EXIT; \
-	sleep 2; \
 	$(BIN)/fairdeal play --game arcomage -n 2 --pace 1.5 --no-progress & one=$$!; \
 	$(BIN)/fairdeal play --game toybattle -n 2 --pace 1.5 --no-progress & two=$$!; \
 	$(BIN)/fairdeal play --game wyrdstone -n 2 --pace 1.5 --no-progress & three=$$!; \
