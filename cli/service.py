@@ -197,7 +197,8 @@ def play_line(item: dict[str, Any], game: str, site: str) -> str | None:
                 f"{stats.moves_per_second:.0f} moves/s ({stats.conflicts} conflicts)")
     if "started" in item:
         match = item["started"]
-        return f"started: {match['id']}  {' vs '.join(match['seats'])}  {site}/m/{match['id']}"
+        return (f"started: {match['id']}  {get_game(game).title}: {' vs '.join(match['seats'])}"
+                f"  {site}/m/{match['id']}")
     if "move" in item:
         move = item["move"]
         seat_names = get_game(game).seat_names
