@@ -7,12 +7,17 @@ from pathlib import Path
 
 import click
 
-__all__ = ["bundle_paths"]
+__all__ = ["RECEIPTS_SUFFIX", "bundle_paths"]
+
+#: how `fairdeal play --receipts DIR` names a match's receipts file
+RECEIPTS_SUFFIX = ".receipts.json"
 
 
 def bundle_paths(paths: Iterable[str], recursive: bool, param_hint: str = "FILES") -> list[str]:
     """Each path as given, except that a folder becomes the ``*.json`` files in it, sorted by
     name (and those of every folder below it with ``recursive``). ``-`` (standard input) stays.
+    A folder's ``*.receipts.json`` files are a player's receipts (``play --receipts``), not
+    bundles: they are left out (give them to ``--receipts``).
 
     A folder holding no bundle is a usage error: a newcomer who typed the wrong folder should
     hear so, not see nothing verified.
@@ -24,7 +29,8 @@ def bundle_paths(paths: Iterable[str], recursive: bool, param_hint: str = "FILES
             out.append(path)
             continue
         found = sorted(folder.rglob("*.json") if recursive else folder.glob("*.json"))
-        files = [str(item) for item in found if item.is_file()]
+        files = [str(item) for item in found
+                 if item.is_file() and not item.name.endswith(RECEIPTS_SUFFIX)]
         if not files:
             where = "in it or below" if recursive else "in it (-r looks in its folders too)"
             raise click.BadParameter(f"{path} is a folder with no .json file {where}",

@@ -249,6 +249,15 @@ def test_verify_an_empty_folder_is_a_usage_error(tmp_path: Path) -> None:
     assert_no_traceback(flat)
 
 
+def test_a_folder_s_receipts_files_are_not_taken_for_bundles(tmp_path: Path) -> None:
+    """`play --receipts DIR` writes <match id>.receipts.json; `verify DIR` reads bundles only."""
+    (tmp_path / "m.json").write_bytes(HONEST.read_bytes())
+    (tmp_path / "m.receipts.json").write_text('{"format": "fairdeal.receipts/1"}')
+    result = fairdeal("verify", str(tmp_path))
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.count("OK: ") == 1 and "receipts.json" not in result.stdout
+
+
 @pytest.mark.parametrize("game, column", [("arcomage", "effect"), ("toybattle", "effect"),
                                           ("wyrdstone", "text")])
 def test_rules_wraps_to_the_terminal_and_cuts_no_word(game: str, column: str) -> None:
