@@ -125,3 +125,12 @@ def test_toy_battle_troops_and_wyrdstone_scrolls_carry_their_text() -> None:
     assert titles and all(": " in title for title in titles)
     assert any(html.unescape(title) == scroll_text(scroll)
                for title in titles for scroll in ("fire-imp", "salamander", "fire-drake"))
+
+
+def test_svgtext_examples() -> None:
+    import doctest
+
+    from fairdeal.games import svgtext
+
+    failed, attempted = doctest.testmod(svgtext)
+    assert attempted > 0 and failed == 0
