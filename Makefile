@@ -18,13 +18,13 @@ install: $(STAMP)
 ## web/viewer/runtime.py, integrity checked), into the viewer's gitignored static/pyodide/.
 ## Needs npm. fairdeal serves it itself: no CDN at run time.
 pyodide: $(STAMP)
-	$(BIN)/python -m fairdeal.web.viewer.runtime
+	$(BIN)/python -c 'import sys; from fairdeal.web.viewer.runtime import main; sys.exit(main())'
 
 ## The main job on the embedded default: bot matches of every game, verified offline, stored in
 ## the embedded database and served in the viewer, while bots play a few live matches on it
 ## (watch them from the home page). Ctrl+C stops it all.
 demo: $(STAMP)
-	@if command -v npm >/dev/null 2>&1; then $(BIN)/python -m fairdeal.web.viewer.runtime; \
+	@if command -v npm >/dev/null 2>&1; then $(BIN)/python -c 'import sys; from fairdeal.web.viewer.runtime import main; sys.exit(main())'; \
 	else echo "demo: npm is not installed, so match pages cannot verify in the browser (install npm, then make pyodide)"; fi
 	rm -rf out/demo
 	$(BIN)/fairdeal simulate arcomage --deck normal -n 3 --out out/demo
