@@ -10,7 +10,7 @@ import click
 
 from fairdeal.verifier.report import Report
 
-_MARK = {"pass": "ok  ", "fail": "FAIL", "not-checked": " -- "}
+_MARK = {"pass": "ok  ", "fail": "FAIL", "not-checked": " -- ", "skipped": "skip"}
 
 
 def _cell(value: Any) -> str:

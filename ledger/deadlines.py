@@ -27,8 +27,10 @@ class Deadlines(LiveMatches):
     """Writes overdue timeouts and seat declines, on request or from a background thread."""
 
     def __init__(self, store: EventStore, server_key: SigningKey, *,
-                 clock: Callable[[], int] = now_ms, max_skew_ms: int = MAX_SKEW_MS) -> None:
-        super().__init__(store, server_key, clock=clock, max_skew_ms=max_skew_ms)
+                 clock: Callable[[], int] = now_ms, max_skew_ms: int = MAX_SKEW_MS,
+                 log_origin: str | None = None) -> None:
+        super().__init__(store, server_key, clock=clock, max_skew_ms=max_skew_ms,
+                         log_origin=log_origin)
         self._sweeper: threading.Thread | None = None
         self._sweep_interval: float | None = None
         self._stop = threading.Event()

@@ -18,7 +18,7 @@ from fairdeal.verifier.report import Report, VerificationError
 from fairdeal.verifier.verify import chain_hashes, verify_bytes
 
 from .deadlines import Deadlines
-from .errors import ConflictError, MatchNotFound, NotEnded
+from .errors import BadRequest, ConflictError, MatchNotFound, NotEnded
 from .live import _Live, _status, log
 from .store import StoredEvent
 
@@ -188,8 +188,12 @@ class ReadSide(Deadlines):
                 raise RuntimeError("an event other than the reveal carries a seed")
         return events
 
-    def bundle_bytes(self, match_id: str) -> bytes | None:
-        """The sealed bundle (canonical JSON), or None while the match is not over."""
+    def bundle_bytes(self, match_id: str, log_size: int | None = None) -> bytes | None:
+        """The sealed bundle (canonical JSON), or None while the match is not over.
+
+        It carries the inclusion proofs of the match's genesis and seal leaves in ``log``
+        (c2sp.org/tlog-proof texts) against the latest checkpoint, or against the checkpoint
+        signed at ``log_size`` when given (one a user already trusts)."""
         row = self.store.match(match_id) if isinstance(match_id, str) else None
         if row is None:
             raise MatchNotFound(f"no match {match_id!r}")
@@ -199,14 +203,26 @@ class ReadSide(Deadlines):
             assert row is not None
             if row["seal_sig"] is None:
                 return None
+        note = None
+        if log_size is not None:
+            note = self.log.stored_checkpoint(log_size)
+            if note is None:
+                raise BadRequest(f"the log signed no checkpoint of size {log_size}",
+                                 code="invalid-size")
+        proofs = self.log.tlog_proofs(match_id, note)
+        if note is not None and set(proofs) != {"genesis", "seal"}:
+            raise BadRequest(f"match {match_id} is not wholly in the checkpoint of size "
+                             f"{log_size}: it was sealed later", code="invalid-size")
         bodies = [stored.body.encode() for stored in self.store.read(match_id)]
         signature = canonical_bytes({"key": row["seal_key"], "sig": row["seal_sig"]})
+        log_part = b',"log":' + canonical_bytes(proofs) if proofs else b""
         return (b'{"events":[' + b",".join(bodies) + b'],"format":'
-                + json.dumps(BUNDLE_FORMAT).encode() + b',"signature":' + signature + b"}")
+                + json.dumps(BUNDLE_FORMAT).encode() + log_part + b',"signature":' + signature
+                + b"}")
 
-    def bundle(self, match_id: str) -> bytes:
+    def bundle(self, match_id: str, log_size: int | None = None) -> bytes:
         """The sealed bundle's bytes; NotEnded before the end."""
-        data = self.bundle_bytes(match_id)
+        data = self.bundle_bytes(match_id, log_size)
         if data is None:
             raise NotEnded(f"match {match_id} is not over: its bundle is sealed at the end, "
                            "after the reveal")

@@ -19,6 +19,7 @@ record is the same as if it had been written at the deadline.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -27,6 +28,7 @@ from fairdeal.games import RulesError, get_game
 from fairdeal.verifier.bundle import InvalidBundle
 from fairdeal.verifier.canonical import CanonicalError, canonical_bytes
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
+from fairdeal.verifier.logleaf import genesis_leaf
 from fairdeal.verifier.record import MatchRecorder, make_genesis
 
 # the errors, the store and the layers stay importable from here, as before the split
@@ -75,6 +77,7 @@ class Ledger(ReadSide):
         from .store import open_engine
 
         engine = open_engine(url_for(data_dir, database_url))
+        kwargs.setdefault("log_origin", os.environ.get("FAIRDEAL_LOG_ORIGIN") or None)
         return cls(EventStore(engine), load_or_create_server_key(data_dir), **kwargs)
 
     # --- the lifecycle -------------------------------------------------------------------------
@@ -136,7 +139,9 @@ class Ledger(ReadSide):
             "server_seed": server_seed.hex(), "commitment": genesis["commitment"],
             "next_seq": 1, "deadline_ms": created + seed_deadline_ms,
         }
-        self.store.create_match(row, [StoredEvent.of(genesis)])
+        # the genesis joins the transparency log in the same transaction: a match created and
+        # never finished stays visible
+        self.store.create_match(row, [StoredEvent.of(genesis)], log_leaf=genesis_leaf(genesis))
         return {
             "id": match_id, "game": genesis["game"], "params": genesis["params"],
             "commitment": genesis["commitment"], "turn_limit_ms": turn_limit_ms,

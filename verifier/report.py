@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CHECKS", "CheckResult", "Failure", "Report", "VerificationError"]
+__all__ = ["CHECKS", "OPTIONAL_CHECKS", "CheckResult", "Failure", "Report", "VerificationError"]
 
 #: every check, in the order it runs, with what it means in one line for people
 CHECKS: tuple[tuple[str, str], ...] = (
@@ -23,7 +23,11 @@ CHECKS: tuple[tuple[str, str], ...] = (
                         "signature."),
     ("timers", "Every move came within the turn limit, and every timeout only after it."),
     ("result", "The declared result is the one the moves produce."),
+    ("log", "The match's creation and its seal are in the server's transparency log, under "
+            "a checkpoint it signed."),
 )
+#: checks a bundle may not apply to: "skipped" (and still ok) when it does not
+OPTIONAL_CHECKS = frozenset({"log"})
 _TITLES = dict(CHECKS)
 
 
@@ -43,7 +47,7 @@ class VerificationError(ValueError):
 @dataclass(frozen=True)
 class CheckResult:
     name: str
-    status: str  # "pass", "fail" or "not-checked"
+    status: str  # "pass", "fail", "not-checked" or "skipped" (an optional check not applicable)
     detail: str = ""
 
     @property
@@ -83,6 +87,12 @@ class Report:
 
     def passed(self, name: str, detail: str = "") -> None:
         self.checks.append(CheckResult(name, "pass", detail))
+
+    def skipped(self, name: str, detail: str) -> None:
+        """An optional check that does not apply to this bundle (``detail`` says why)."""
+        if name not in OPTIONAL_CHECKS:
+            raise ValueError(f"check {name!r} is not optional")
+        self.checks.append(CheckResult(name, "skipped", detail))
 
     def failed(self, error: VerificationError) -> None:
         self.failure = Failure(error.check, error.seq, error.reason)

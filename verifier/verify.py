@@ -12,6 +12,7 @@ from typing import Any
 
 from .bundle import Bundle, InvalidBundle
 from .keys import InvalidKey, key_id, parse_public_key, verify_signature
+from .logcheck import check_log
 from .protocol import ZERO_HASH, commitment, event_hash, head_message
 from .replay import MatchReplayer
 from .report import Report, VerificationError
@@ -43,7 +44,8 @@ def chain_hashes(events: list[dict[str, Any]]) -> list[str]:
 
 
 def verify_bytes(data: bytes | str, trusted_key: str | None = None,
-                 seat_keys: Mapping[str, str] | None = None) -> Report:
+                 seat_keys: Mapping[str, str] | None = None,
+                 checkpoint: str | None = None) -> Report:
     """Parse and verify a bundle file's bytes. Never raises for bad input: see the report.
 
     ``seat_keys`` pins players' move-signing keys by seat name or index (``{"A": "ed25519:…"}``):
@@ -56,12 +58,13 @@ def verify_bytes(data: bytes | str, trusted_key: str | None = None,
         report.failed(VerificationError("format", str(e)))
         return report
     report.passed("format", f"{len(bundle.events)} events")
-    return verify_bundle(bundle, trusted_key, report, seat_keys)
+    return verify_bundle(bundle, trusted_key, report, seat_keys, checkpoint)
 
 
 def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
                   report: Report | None = None,
-                  seat_keys: Mapping[str, str] | None = None) -> Report:
+                  seat_keys: Mapping[str, str] | None = None,
+                  checkpoint: str | None = None) -> Report:
     """Run every check on a parsed bundle and return the report."""
     if report is None:
         report = Report()
@@ -142,6 +145,16 @@ def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
         limit = replayer.turn_limit_ms
         report.passed("timers", f"turn limit {limit} ms" if limit else "no turn limit")
         report.passed("result", _result_words(replayer))
+
+        # (10) optional: the match's genesis and seal are in the transparency log
+        if bundle.log is not None:
+            report.passed("log", check_log(bundle, hashes, public, checkpoint))
+        elif checkpoint is not None:
+            raise VerificationError("log", "a trusted checkpoint was given, but the bundle "
+                                    "carries no log proofs to check against it")
+        else:
+            report.skipped("log", "the bundle carries no log proofs (exported before the log, "
+                           "or not by a server)")
     except VerificationError as e:
         report.failed(e)
     except InvalidKey as e:

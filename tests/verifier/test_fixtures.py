@@ -30,7 +30,8 @@ def test_the_corpus_is_broad() -> None:
 def test_honest_bundles_verify_with_the_pinned_key(path: Path) -> None:
     report = verify_bytes(path.read_bytes(), SERVER_KEY)
     assert report.ok, report.failure
-    assert [check.status for check in report.checks] == ["pass"] * 11
+    # the fixtures are built offline, without a log: its optional check is skipped
+    assert [check.status for check in report.checks] == ["pass"] * 11 + ["skipped"]
     assert report.facts["key_pinned"] is True
 
 
