@@ -277,4 +277,5 @@ class ReadSide(Deadlines):
     def keys(self) -> list[dict[str, Any]]:
         """The server's public keys (the one that signs new matches first)."""
         return [{"key": self.server_key.public_text, "key_id": self.server_key.key_id,
-                 "use": "seals matches created here"}]
+                 "use": "seals matches created here and signs the log's checkpoints",
+                 "log_origin": self.log.origin, "log_key": self.log.verifier_key.text()}]

@@ -224,6 +224,14 @@ class TransparencyLog:
             self._check_size(conn, new, "new")
             return _fold(conn, consistency_nodes(old, new))
 
+    def leaf(self, index: int) -> bytes:
+        """The bytes of leaf ``index``."""
+        with self.engine.connect() as conn:
+            value = conn.execute(select(_LEAVES.c.body).where(_LEAVES.c.idx == index)).scalar()
+        if value is None:
+            raise BadRequest(f"the log has no leaf {index}", code="invalid-index")
+        return str(value).encode("utf-8")
+
     def leaves_of(self, match_id: str) -> dict[str, tuple[int, bytes]]:
         """A match's leaves by kind: ``{"genesis": (index, bytes), "seal": ...}``."""
         query = (select(_LEAVES.c.idx, _LEAVES.c.kind, _LEAVES.c.body)
