@@ -158,7 +158,7 @@ class VerifierKey:
     @classmethod
     def parse(cls, text: str) -> VerifierKey:
         """Read ``name+hex(id)+base64(type ‖ key)``; the id must be the standard one."""
-        parts = text.strip().split("+")
+        parts = text.strip().split("+", 2)  # the base64 part may hold "+" itself
         if len(parts) != 3:
             raise NoteError(f"a verifier key is name+keyid+base64key, got {text!r}")
         name, hex_id, body = parts
