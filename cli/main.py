@@ -172,9 +172,13 @@ def _read(path: str) -> bytes:
               help="Pin the server key: fail unless the bundle is signed by it.")
 @click.option("--seat-key", "seat_keys", multiple=True, metavar="SEAT=ed25519:HEX",
               help="Pin a player's move-signing key (SEAT is its name, e.g. A, or index).")
+@click.option("--checkpoint", "checkpoint_file", default=None,
+              type=click.Path(exists=True, dir_okay=False),
+              help="A log checkpoint you trust (from `fairdeal log monitor` or a witness): "
+                   "the bundle's log proofs must be against that very tree.")
 @click.option("-v", "--verbose", is_flag=True, help="List every check, not only the verdict.")
 def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
-           seat_keys: tuple[str, ...], verbose: bool) -> None:
+           seat_keys: tuple[str, ...], checkpoint_file: str | None, verbose: bool) -> None:
     """Verify match bundles offline: the chain, the signature, the commitment, the deal,
     every move under the rules, the timers and the result.
 
@@ -196,11 +200,14 @@ def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
         except InvalidKey as e:
             raise click.BadParameter(str(e), param_hint="--seat-key") from None
         pinned_seats[seat.strip()] = key.strip()
+    checkpoint = None
+    if checkpoint_file is not None:
+        checkpoint = _read(checkpoint_file).decode("utf-8", "replace")
     failures = 0
     reports = []
     for path in files:
         data = sys.stdin.buffer.read() if path == "-" else _read(path)
-        report = verify_bytes(data, trusted_key, pinned_seats)
+        report = verify_bytes(data, trusted_key, pinned_seats, checkpoint)
         failures += not report.ok
         if as_json:
             reports.append({"file": path, **report.to_json()})
@@ -265,4 +272,5 @@ def main() -> None:  # pragma: no cover - console entry point
     cli()
 
 
+from . import log  # noqa: E402,F401,I001  (the transparency log: log monitor, log witness)
 from . import service  # noqa: E402,F401  (the ledger commands: serve, matches, export, ...)

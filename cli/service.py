@@ -137,8 +137,13 @@ def keys() -> None:
 @keys.command(name="show")
 @click.pass_obj
 def keys_show(obj: Context) -> None:
-    """Print the server's public key; the last line is what `verify --trusted-key` takes."""
+    """Print the server's public key: its log's signed-note verifier key (what
+    `log monitor --log-key` takes), and last the key `verify --trusted-key` takes."""
+    import os
+
     from fairdeal.ledger.keys import KEY_FILE, load_or_create_server_key
+    from fairdeal.ledger.tlog import default_origin
+    from fairdeal.verifier.note import ED25519, VerifierKey
 
     try:
         key = load_or_create_server_key(obj.data_dir)
@@ -146,6 +151,8 @@ def keys_show(obj: Context) -> None:
         raise click.ClickException(f"cannot read the server key in {obj.data_dir}: {e}") from None
     click.echo(f"key file: {Path(obj.data_dir) / KEY_FILE}")
     click.echo(f"key id:   {key.key_id}")
+    origin = os.environ.get("FAIRDEAL_LOG_ORIGIN") or default_origin(key.key_id)
+    click.echo(f"log key:  {VerifierKey(origin, ED25519, key.public_raw).text()}")
     click.echo(key.public_text)
 
 

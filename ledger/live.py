@@ -17,7 +17,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +25,7 @@ from fairdeal.verifier.bundle import Bundle, InvalidBundle
 from fairdeal.verifier.canonical import CanonicalError
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.logleaf import seal_leaf
+from fairdeal.verifier.note import VerifierKey
 from fairdeal.verifier.record import MatchRecorder
 from fairdeal.verifier.replay import MatchReplayer
 from fairdeal.verifier.report import VerificationError
@@ -108,11 +109,13 @@ class LiveMatches:
 
     def __init__(self, store: EventStore, server_key: SigningKey, *,
                  clock: Callable[[], int] = now_ms, max_skew_ms: int = MAX_SKEW_MS,
-                 log_origin: str | None = None) -> None:
+                 log_origin: str | None = None,
+                 log_witnesses: Sequence[VerifierKey] = ()) -> None:
         self.store = store
         #: the transparency log of every genesis and seal written here (ledger.tlog)
         self.log = TransparencyLog(store.engine, server_key,
-                                   log_origin or default_origin(server_key.key_id))
+                                   log_origin or default_origin(server_key.key_id),
+                                   log_witnesses)
         self.server_key = server_key
         self.clock = clock
         self.max_skew_ms = max_skew_ms

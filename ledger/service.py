@@ -45,6 +45,7 @@ from .errors import (  # noqa: F401
 from .live import CACHE_SIZE, MAX_SKEW_MS, _Live, _status, _token_hash, log, now_ms  # noqa: F401
 from .reading import ReadSide
 from .store import EventStore, StoredEvent
+from .tlog import witness_keys
 
 __all__ = ["DEFAULT_SEED_DEADLINE_MS", "DEFAULT_TURN_LIMIT_MS", "Ledger", "now_ms"]
 
@@ -78,6 +79,7 @@ class Ledger(ReadSide):
 
         engine = open_engine(url_for(data_dir, database_url))
         kwargs.setdefault("log_origin", os.environ.get("FAIRDEAL_LOG_ORIGIN") or None)
+        kwargs.setdefault("log_witnesses", witness_keys(os.environ.get("FAIRDEAL_LOG_WITNESSES")))
         return cls(EventStore(engine), load_or_create_server_key(data_dir), **kwargs)
 
     # --- the lifecycle -------------------------------------------------------------------------

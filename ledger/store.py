@@ -75,7 +75,7 @@ _SQLITE_TRIGGERS = (
     ("CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events "
      "BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE refused'); END"),
 )
-_LOG_TABLE_NAMES = ("log_leaves", "log_nodes", "log_checkpoints")
+_LOG_TABLE_NAMES = ("log_leaves", "log_nodes", "log_checkpoints", "log_cosignatures")
 _SQLITE_TRIGGERS += tuple(
     f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb.lower()} BEFORE {verb} ON {table} "
     f"BEGIN SELECT RAISE(ABORT, 'the log is append-only: {verb} refused'); END"

@@ -9,7 +9,8 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, Column, Integer, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-__all__ = ["EventRow", "LogCheckpointRow", "LogLeafRow", "LogNodeRow", "MatchRow"]
+__all__ = ["EventRow", "LogCheckpointRow", "LogCosignatureRow", "LogLeafRow", "LogNodeRow",
+           "MatchRow"]
 
 
 class MatchRow(SQLModel, table=True):
@@ -89,3 +90,16 @@ class LogCheckpointRow(SQLModel, table=True):
     root: str = Field(max_length=64)
     #: the signed note, as served
     note: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class LogCosignatureRow(SQLModel, table=True):
+    """A witness's cosignature line (c2sp.org/tlog-cosignature) on a checkpoint, checked
+    against the witness keys the server was told to accept; served with that checkpoint."""
+
+    __tablename__ = "log_cosignatures"
+
+    size: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    name: str = Field(primary_key=True, max_length=200)
+    key_id: str = Field(primary_key=True, max_length=8)
+    #: the signature line as it is appended to the note
+    line: str = Field(sa_column=Column(Text, nullable=False))

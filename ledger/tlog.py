@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, Engine, and_, func, insert, or_, select, text
 from sqlalchemy.exc import IntegrityError
 
-from fairdeal.verifier.checkpoint import Checkpoint, TlogProof
+from fairdeal.verifier.checkpoint import Checkpoint, CheckpointError, TlogProof
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.logleaf import LogLeaf, unsealed
 from fairdeal.verifier.merkle import (
@@ -41,10 +41,10 @@ from fairdeal.verifier.merkle import (
     root_nodes,
     verify_consistency,
 )
-from fairdeal.verifier.note import ED25519, Note, VerifierKey, sign_note
+from fairdeal.verifier.note import COSIGNATURE, ED25519, Note, NoteError, VerifierKey, sign_note
 
 from .errors import BadRequest, LedgerError
-from .tables import LogCheckpointRow, LogLeafRow, LogNodeRow
+from .tables import LogCheckpointRow, LogCosignatureRow, LogLeafRow, LogNodeRow
 
 __all__ = [
     "LOG_TABLES",
@@ -53,12 +53,14 @@ __all__ = [
     "TransparencyLog",
     "append_leaf",
     "default_origin",
+    "witness_keys",
 ]
 
 _LEAVES = LogLeafRow.__table__  # type: ignore[attr-defined]
 _NODES = LogNodeRow.__table__  # type: ignore[attr-defined]
 _CHECKPOINTS = LogCheckpointRow.__table__  # type: ignore[attr-defined]
-LOG_TABLES = (_LEAVES, _NODES, _CHECKPOINTS)
+_COSIGNATURES = LogCosignatureRow.__table__  # type: ignore[attr-defined]
+LOG_TABLES = (_LEAVES, _NODES, _CHECKPOINTS, _COSIGNATURES)
 #: the advisory lock that sequences the log on PostgreSQL (any fixed number of our own)
 LOG_LOCK = 7365840213
 
@@ -73,6 +75,22 @@ class LogError(LedgerError):
 def default_origin(key_id: str) -> str:
     """The origin (and note key name) of a server's log when none is configured."""
     return f"fairdeal.log/{key_id}"
+
+
+def witness_keys(text: str | None) -> list[VerifierKey]:
+    """The witnesses a server accepts, from FAIRDEAL_LOG_WITNESSES: cosigner verifier keys
+    (type 4), separated by spaces or commas."""
+    keys = []
+    for item in (text or "").replace(",", " ").split():
+        try:
+            key = VerifierKey.parse(item)
+        except NoteError as e:
+            raise ValueError(f"FAIRDEAL_LOG_WITNESSES: {e}") from None
+        if key.kind != COSIGNATURE:
+            raise ValueError(f"FAIRDEAL_LOG_WITNESSES: {item!r} is not a cosignature (type 4) "
+                             "key")
+        keys.append(key)
+    return keys
 
 
 def _size(conn: Connection) -> int:
@@ -136,10 +154,13 @@ class LogSummary:
 class TransparencyLog:
     """Proofs and checkpoints over the stored tree, signed with the server key."""
 
-    def __init__(self, engine: Engine, key: SigningKey, origin: str) -> None:
+    def __init__(self, engine: Engine, key: SigningKey, origin: str,
+                 witnesses: Sequence[VerifierKey] = ()) -> None:
         self.engine = engine
         self.key = key
         self.origin = origin
+        #: the witnesses whose cosignatures this log accepts and serves
+        self.witnesses = tuple(witnesses)
 
     @property
     def verifier_key(self) -> VerifierKey:
@@ -193,6 +214,52 @@ class TransparencyLog:
             value = conn.execute(select(_CHECKPOINTS.c.note)
                                  .where(_CHECKPOINTS.c.size == size)).scalar()
         return None if value is None else str(value)
+
+    def cosigned(self, note: str) -> str:
+        """``note`` with the witnesses' cosignature lines stored for its size appended."""
+        size = Checkpoint.from_text(Note.parse(note).text).size
+        with self.engine.connect() as conn:
+            lines = [str(line) for line in conn.execute(
+                select(_COSIGNATURES.c.line).where(_COSIGNATURES.c.size == size)
+                .order_by(_COSIGNATURES.c.name, _COSIGNATURES.c.key_id)).scalars()]
+        return note + "".join(lines)
+
+    def add_cosignatures(self, cosigned: str) -> int:
+        """Keep the cosignatures on one of this log's checkpoints by the witnesses it accepts
+        (each checked); return how many were new. Anything else is a BadRequest."""
+        try:
+            checkpoint, note = Checkpoint.from_note(cosigned)
+        except CheckpointError as e:
+            raise BadRequest(str(e), code="invalid-checkpoint") from None
+        stored = self.stored_checkpoint(checkpoint.size)
+        if stored is None or Note.parse(stored).text != note.text:
+            raise BadRequest(f"this log signed no such checkpoint of size {checkpoint.size}",
+                             code="unknown-checkpoint")
+        if not self.witnesses:
+            raise BadRequest("this log accepts no witness's cosignatures (the server names "
+                             "them in FAIRDEAL_LOG_WITNESSES)", code="no-witnesses")
+        rows = []
+        for witness in self.witnesses:
+            for signature in note.signatures:
+                if witness.matches(signature):
+                    try:
+                        witness.check(note, signature)
+                    except NoteError as e:
+                        raise BadRequest(str(e), code="bad-cosignature") from None
+                    rows.append({"size": checkpoint.size, "name": signature.name,
+                                 "key_id": signature.key_id.hex(), "line": signature.line()})
+        if not rows:
+            raise BadRequest("the note carries no cosignature of a witness this log accepts",
+                             code="bad-cosignature")
+        added = 0
+        for row in rows:
+            try:
+                with self.engine.begin() as conn:
+                    conn.execute(insert(_COSIGNATURES), [row])
+                added += 1
+            except IntegrityError:
+                pass  # this witness cosigned this size already: the first one stays
+        return added
 
     def summary(self) -> LogSummary:
         note = self.checkpoint()

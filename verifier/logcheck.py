@@ -14,15 +14,17 @@ seal leaf. Checking them, offline (docs/SPEC.md, "The transparency log"):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .bundle import Bundle
 from .checkpoint import Checkpoint, CheckpointError, TlogProof
 from .keys import key_id
 from .logleaf import genesis_leaf, seal_leaf
-from .merkle import ProofError, leaf_hash, verify_inclusion
+from .merkle import ProofError, leaf_hash, verify_consistency, verify_inclusion
 from .note import ED25519, NoteError, VerifierKey, verify_note
 from .report import VerificationError
 
-__all__ = ["check_log", "log_verifier_key", "read_checkpoint"]
+__all__ = ["LogForked", "check_growth", "check_log", "log_verifier_key", "read_checkpoint"]
 
 
 def log_verifier_key(origin: str, server_public: bytes) -> VerifierKey:
@@ -99,3 +101,26 @@ def check_log(bundle: Bundle, hashes: list[str], server_public: bytes,
                 f"bundle's ({checkpoint.describe()}) have one size and different roots")
         detail += "; the trusted checkpoint is the same tree"
     return detail
+
+
+class LogForked(ValueError):
+    """Two checkpoints of one log that no append-only log could have signed both of."""
+
+
+def check_growth(old: Checkpoint, new: Checkpoint, proof: Sequence[bytes]) -> None:
+    """Check that ``new`` extends ``old`` (``proof``: the consistency proof between their
+    sizes). Raises LogForked naming both checkpoints."""
+    if old.origin != new.origin:
+        raise LogForked(f"a different log: {old.describe()} was seen before, now "
+                        f"{new.describe()}")
+    if new.size < old.size:
+        raise LogForked(f"the log shrank: it showed {old.describe()} before and now shows "
+                        f"{new.describe()}")
+    if new.size == old.size and new.root != old.root:
+        raise LogForked(f"the log forked: {old.describe()} and {new.describe()} have one size "
+                        "and different roots")
+    try:
+        verify_consistency(old.size, new.size, old.root, new.root, proof)
+    except ProofError as e:
+        raise LogForked(f"the log forked: {new.describe()} does not extend {old.describe()} "
+                        f"({e})") from None

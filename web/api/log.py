@@ -11,6 +11,7 @@ from fairdeal.verifier.merkle import leaf_hash
 from fairdeal.verifier.note import Note
 
 from . import bp
+from .body import field, json_body, unknown_fields
 from .routes import ledger
 
 _LARGEST = (1 << 63) - 1
@@ -39,9 +40,30 @@ def _only(allowed: set[str]) -> None:
 
 @bp.get("/log/checkpoint")
 def log_checkpoint() -> Response:
-    response = Response(ledger().log.checkpoint(), mimetype="text/plain")
+    """The latest checkpoint, or the one signed at ``size``; with the witnesses'
+    cosignatures stored for it."""
+    _only({"size"})
+    log = ledger().log
+    size = _count("size", required=False)
+    note = log.checkpoint() if size is None else log.stored_checkpoint(size)
+    if note is None:
+        raise BadRequest(f"the log signed no checkpoint of size {size}", code="invalid-size")
+    response = Response(log.cosigned(note), mimetype="text/plain")
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+@bp.post("/log/cosignature")
+def log_cosignature() -> tuple[Response, int]:
+    """A witness hands in its cosignature: the checkpoint note with its signature line."""
+    body = json_body()
+    unknown_fields(body, {"checkpoint"})
+    note = field(body, "checkpoint")
+    if not isinstance(note, str):
+        raise BadRequest("checkpoint must be the cosigned checkpoint's text",
+                         code="invalid-checkpoint")
+    added = ledger().log.add_cosignatures(note)
+    return jsonify({"added": added}), 201 if added else 200
 
 
 @bp.get("/log/proof/inclusion")
@@ -97,7 +119,8 @@ def log_leaves() -> Response:
     except ValueError:
         raise BadRequest(f"query parameter 'after' must be an integer, got {text[:40]!r}",
                          code="invalid-query") from None
-    limit = _count("limit", required=False) or 1000
+    limit = _count("limit", required=False)
+    limit = 1000 if limit is None else limit
     if not 1 <= limit <= 10_000:
         raise BadRequest("query parameter 'limit' must be from 1 to 10000", code="invalid-query")
     found = ledger().log.leaves(max(after, -1), limit)

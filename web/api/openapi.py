@@ -203,9 +203,22 @@ def _log_paths() -> dict[str, Any]:
     return {
         "/log/checkpoint": {"get": {
             "summary": "The latest signed checkpoint (C2SP tlog-checkpoint: origin, tree size, "
-                       "base64 root hash, then the Ed25519 signed-note signature)",
+                       "base64 root hash, then the Ed25519 signed-note signature and the "
+                       "witnesses' cosignatures)",
+            "parameters": [_count("size", "A checkpoint signed earlier, by its tree size",
+                                  False)],
             "responses": {"200": {"description": "The checkpoint note",
-                                  "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
+                                  "content": {"text/plain": {"schema": {"type": "string"}}}},
+                          **_errors(400)}}},
+        "/log/cosignature": {"post": {
+            "summary": "A witness hands in its cosignature (C2SP tlog-cosignature) of one of "
+                       "the log's checkpoints; kept when the server accepts that witness",
+            "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                "type": "object", "required": ["checkpoint"], "additionalProperties": False,
+                "properties": {"checkpoint": {"type": "string"}}}}}},
+            "responses": {"200": _json({"type": "object"}, "Known already"),
+                          "201": _json({"type": "object", "properties": {
+                              "added": {"type": "integer"}}}, "Kept"), **_errors(400)}}},
         "/log/proof/inclusion": {"get": {
             "summary": "An RFC 9162 inclusion proof of one leaf, named by index or by match",
             "parameters": [
