@@ -21,6 +21,7 @@ from .deadlines import Deadlines
 from .errors import BadRequest, ConflictError, MatchNotFound, NotEnded
 from .live import _Live, _status, log
 from .store import StoredEvent
+from .tlog import LogError
 
 __all__ = ["ReadSide"]
 
@@ -209,7 +210,16 @@ class ReadSide(Deadlines):
             if note is None:
                 raise BadRequest(f"the log signed no checkpoint of size {log_size}",
                                  code="invalid-size")
-        proofs = self.log.tlog_proofs(match_id, note)
+        try:
+            proofs = self.log.tlog_proofs(match_id, note)
+        except LogError as e:
+            if note is not None:
+                raise
+            # the signer refuses to sign this tree (its tables were changed behind its back):
+            # the match stays exportable and verifiable; the refusal is loud where the log is
+            # shown (GET /log/checkpoint, /log, each match page)
+            log.error("bundle of %s exported without log proofs: %s", match_id, e.message)
+            proofs = {}
         if note is not None and set(proofs) != {"genesis", "seal"}:
             raise BadRequest(f"match {match_id} is not wholly in the checkpoint of size "
                              f"{log_size}: it was sealed later", code="invalid-size")

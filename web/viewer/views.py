@@ -12,6 +12,7 @@ from fairdeal.games import GAME_NAMES
 
 from . import bp
 from .loading import MATCH_ID, game_or_none, ledger, load_stored, load_upload, verdict
+from .logpanel import recent_leaves
 from .matches import LoadedMatch
 from .page import int_arg, page_context, perspective, step_context
 from .present import badges, date_words, game_title, result_words
@@ -69,6 +70,13 @@ def match_page(match_id: str) -> Any:
     """The match at step N, the event list, the stepper and the verification panel."""
     match = load_stored(match_id)
     return render_template("viewer/match.html", **page_context(match))
+
+
+@bp.route("/log")
+def log_page() -> Any:
+    """The transparency log: the latest checkpoint, the tree size, the newest leaves."""
+    panel, leaves = recent_leaves(ledger().ledger)
+    return render_template("viewer/log.html", panel=panel, leaves=leaves)
 
 
 @bp.route("/u/<key>")

@@ -247,7 +247,7 @@ def test_other_pages_render(page: Any, browser: Any, server: str, bundle_dir: Pa
     panel = page.locator("#verification").inner_text()
     assert "not yet verifiable" in panel and "every check passed" not in panel
     assert page.locator(".check-row.status-pass").count() == 2  # format, chain so far
-    assert page.locator(".check-row.status-pending").count() == 9
+    assert page.locator(".check-row.status-pending").count() == 10  # the log check too
     _shot(page, "match-live")
     page.goto(f"{server}/m/nothing-here")
     _shot(page, "not-found")
