@@ -78,14 +78,17 @@ def matches(obj: Context, game: str | None, limit: int, offset: int, as_json: bo
 @click.argument("match_id")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Write the bundle here (default: standard output).")
+@click.option("--log-size", type=click.IntRange(min=0), default=None,
+              help="Prove the match against the log checkpoint signed at this tree size "
+                   "(default: the latest).")
 @click.pass_obj
-def export(obj: Context, match_id: str, output: str) -> None:
-    """Write a sealed match's bundle (verify it with `fairdeal verify`)."""
-    from fairdeal.ledger.errors import MatchNotFound
+def export(obj: Context, match_id: str, output: str, log_size: int | None) -> None:
+    """Write a sealed match's bundle, with its log proofs (verify it with `fairdeal verify`)."""
+    from fairdeal.ledger.errors import BadRequest, MatchNotFound
 
     try:
-        data = _ledger(obj).bundle_bytes(match_id)
-    except MatchNotFound as e:
+        data = _ledger(obj).bundle_bytes(match_id, log_size)
+    except (MatchNotFound, BadRequest) as e:
         raise click.ClickException(str(e)) from None
     if data is None:
         raise click.ClickException(f"match {match_id} is not over yet: its bundle is sealed "

@@ -224,3 +224,22 @@ def test_keys_show_prints_the_log_key_before_the_trusted_key(tmp_path: Path) -> 
     log_line = [line for line in lines if line.startswith("log key:")][0]
     key = VerifierKey.parse(log_line.split()[-1])
     assert key.public_raw.hex() == lines[-1].removeprefix("ed25519:")
+
+
+def test_export_carries_the_proofs_and_takes_a_log_size(tmp_path: Path) -> None:
+    ledger = Ledger.open(tmp_path)
+    created = ledger.create_match("arcomage", {}, turn_limit_ms=None)
+    tokens = [seat["token"] for seat in created["seats"]]
+    for token in tokens:
+        ledger.add_seed(created["id"], token, None)
+    ledger.resign(created["id"], tokens[0])
+    ledger.log.checkpoint()
+    ledger.store.engine.dispose()
+    out = tmp_path / "m.json"
+    exported = run("--data-dir", str(tmp_path), "export", created["id"], "-o", str(out),
+                   "--log-size", "2")
+    assert exported.exit_code == 0, exported.output
+    assert set(json.loads(out.read_text())["log"]) == {"genesis", "seal"}
+    assert run("verify", str(out)).exit_code == 0
+    missing = run("--data-dir", str(tmp_path), "export", created["id"], "--log-size", "9")
+    assert missing.exit_code == 1 and "signed no checkpoint of size 9" in missing.output
