@@ -176,17 +176,18 @@ class TransparencyLog:
     def checkpoint(self) -> str:
         """The signed checkpoint of the current tree (signed now if this size has none)."""
         with self.engine.connect() as conn:
-            size = _size(conn)
+            # the latest checkpoint first, then the size: another worker may sign a newer
+            # size in between, never a larger one than the size read after it
             latest = conn.execute(select(_CHECKPOINTS).order_by(_CHECKPOINTS.c.size.desc())
                                   .limit(1)).mappings().first()
-            if latest is not None and latest["size"] == size:
+            size = _size(conn)
+            if latest is not None and latest["size"] >= size:
                 return str(latest["note"])
             root = _root(conn, size)
             if latest is not None:
                 old_size, old_root = int(latest["size"]), bytes.fromhex(latest["root"])
                 try:
-                    proof = _fold(conn, consistency_nodes(old_size, size)) \
-                        if old_size <= size else []
+                    proof = _fold(conn, consistency_nodes(old_size, size))
                     verify_consistency(old_size, size, old_root, root, proof)
                 except (ProofError, ValueError) as e:
                     raise LogError(f"refusing to sign a checkpoint of size {size}: it is not "
