@@ -20,7 +20,8 @@ from fairdeal.ledger.errors import BadRequest
 from fairdeal.ledger.keys import load_or_create_server_key
 from fairdeal.ledger.service import Ledger
 from fairdeal.ledger.store import EventStore, open_engine
-from fairdeal.verifier.note import Note, VerifierKey
+from fairdeal.verifier.keys import SigningKey
+from fairdeal.verifier.note import ED25519, Note, VerifierKey
 from fairdeal.web.app import create_app
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "bundles" / "honest"
@@ -138,6 +139,16 @@ def test_the_monitor_follows_an_honest_log_and_checks_bundles(servers: Any,
     seen = run("log", "monitor", a.url, "--state", str(state))
     assert seen.exit_code == 0, seen.output
     assert "first checkpoint seen" in seen.output
+    # trust on first use is said out loud, with the key to pin next time
+    assert f"first use: trusting the log key {a.ledger.log.verifier_key.text()}" in seen.output
+    wrong = run("log", "monitor", a.url, "--state", str(tmp_path / "other.json"), "--log-key",
+                servers.witness_key.text())
+    assert wrong.exit_code == 2 and "Ed25519 (type 1)" in wrong.output
+    impostor = VerifierKey(a.ledger.log.origin, ED25519, SigningKey.generate().public_raw)
+    pinned = run("log", "monitor", a.url, "--state", str(tmp_path / "other.json"), "--log-key",
+                 impostor.text())
+    assert pinned.exit_code == 1 and "ALARM: the server's checkpoint does not verify" in \
+        pinned.output
     bundle = tmp_path / "first.json"
     bundle.write_bytes(a.ledger.bundle(first))
     a.finished_match()
