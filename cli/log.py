@@ -83,6 +83,23 @@ def _read_state(path: Path) -> dict[str, Any]:
     return state
 
 
+def trusted_checkpoint(data: bytes) -> str:
+    """The checkpoint in a file `verify --checkpoint` was given: the checkpoint's text, or a
+    monitor's or witness's state file (its last checkpoint seen)."""
+    text = data.decode("utf-8", "replace")
+    if text.lstrip().startswith("{"):
+        try:
+            state = json.loads(text)
+        except ValueError:
+            raise click.BadParameter("the file is neither a checkpoint nor a log state file",
+                                     param_hint="--checkpoint") from None
+        if not isinstance(state, dict) or not isinstance(state.get("checkpoint"), str):
+            raise click.BadParameter("a log state file holds the last checkpoint seen under "
+                                     "'checkpoint'", param_hint="--checkpoint")
+        return str(state["checkpoint"])
+    return text
+
+
 def _write_state(path: Path, state: dict[str, Any]) -> None:
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")

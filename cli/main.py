@@ -190,8 +190,8 @@ def _read(path: str) -> bytes:
                    "event the server signed for must be in the bundle, unchanged.")
 @click.option("--checkpoint", "checkpoint_file", default=None,
               type=click.Path(exists=True, dir_okay=False),
-              help="A log checkpoint you trust (from `fairdeal log monitor` or a witness): "
-                   "the bundle's log proofs must be against that very tree.")
+              help="A log checkpoint you trust, or the state file of `fairdeal log monitor` "
+                   "or `log witness`: the bundle's log proofs must be against that very tree.")
 @click.option("-v", "--verbose", is_flag=True, help="List every check, not only the verdict.")
 def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
            seat_keys: tuple[str, ...], receipt_files: tuple[str, ...],
@@ -221,7 +221,9 @@ def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
             raise click.BadParameter(f"{receipt_file}: {e}", param_hint="--receipts") from None
     checkpoint = None
     if checkpoint_file is not None:
-        checkpoint = _read(checkpoint_file).decode("utf-8", "replace")
+        from .log import trusted_checkpoint
+
+        checkpoint = trusted_checkpoint(_read(checkpoint_file))
     failures = 0
     reports = []
     for path in files:

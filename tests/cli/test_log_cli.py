@@ -99,6 +99,13 @@ def test_verify_checks_the_bundle_s_log_proofs_offline(servers: Any, tmp_path: P
     assert stale.exit_code == 1 and "log_size=4" in stale.output
     bundle.write_bytes(a.ledger.bundle(match_id, log_size=4))
     assert run("verify", "--checkpoint", str(checkpoint), str(bundle)).exit_code == 0
+    # a monitor's state file serves as the trusted checkpoint too
+    state = tmp_path / "monitor.json"
+    assert run("log", "monitor", a.url, "--state", str(state)).exit_code == 0
+    assert run("verify", "--checkpoint", str(state), str(bundle)).exit_code == 0
+    (tmp_path / "bad.json").write_text('{"size": 3}')
+    bad = run("verify", "--checkpoint", str(tmp_path / "bad.json"), str(bundle))
+    assert bad.exit_code == 2 and "under 'checkpoint'" in bad.output
 
 
 def test_verify_catches_a_bundle_proved_against_a_forked_log(servers: Any,
@@ -208,8 +215,10 @@ def test_a_forged_cosignature_is_refused(servers: Any, tmp_path: Path) -> None:
                    "witness.test/w1", "--state", str(tmp_path / "w.json"), "--no-post").stdout
     note = Note.parse(cosigned)
     bad = note.signatures[1]
-    forged = Note(note.text, (note.signatures[0], type(bad)(bad.name, bad.key_id,
-                                                            bad.signature[:-1] + b"\x00")))
+    # one bit of the signature's R flipped (after the 8-byte time; the last byte of S is
+    # often already zero, so overwriting it would forge nothing)
+    changed = bad.signature[:8] + bytes([bad.signature[8] ^ 1]) + bad.signature[9:]
+    forged = Note(note.text, (note.signatures[0], type(bad)(bad.name, bad.key_id, changed)))
     with pytest.raises(BadRequest, match="does not verify"):
         a.ledger.log.add_cosignatures(forged.render())
     with pytest.raises(BadRequest, match="no such checkpoint"):
