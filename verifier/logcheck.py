@@ -93,8 +93,9 @@ def check_log(bundle: Bundle, hashes: list[str], server_public: bytes,
             raise VerificationError(
                 "log", f"the bundle's proofs are against tree size {checkpoint.size}, the "
                 f"trusted checkpoint has size {mine.size}: re-export the bundle against it "
-                f"(GET /api/v1/matches/{bundle.match_id}/bundle?log_size={mine.size}) or "
-                "check it online with `fairdeal log monitor`")
+                f"(fairdeal export {bundle.match_id} --log-size {mine.size}, or GET "
+                f"/api/v1/matches/{bundle.match_id}/bundle?log_size={mine.size}) or check it "
+                "online with `fairdeal log monitor`")
         if mine.root != checkpoint.root:
             raise VerificationError(
                 "log", f"the log forked: the trusted checkpoint ({mine.describe()}) and the "
