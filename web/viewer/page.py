@@ -9,7 +9,6 @@ from flask import current_app, render_template, request, url_for
 from markupsafe import Markup, escape
 
 from .loading import ledger
-from .logpanel import match_log
 from .matches import LoadedMatch, check_rows
 from .present import (
     badges,
@@ -139,8 +138,6 @@ def page_context(match: LoadedMatch) -> dict[str, Any]:
             "in play" if match.live else ""),
         "events_html": _events_html(match, base, view_query, context["number"]),
         "checks": check_rows(match),
-        "log_panel": (match_log(ledger().ledger, match.match_id)
-                      if not match.key.startswith("u-") else None),
         "perspectives": perspectives(match),
         "perspective": option,
         "view_query": view_query,

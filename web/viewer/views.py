@@ -12,7 +12,7 @@ from fairdeal.games import GAME_NAMES
 
 from . import bp
 from .loading import MATCH_ID, game_or_none, ledger, load_stored, load_upload, verdict
-from .logpanel import recent_leaves
+from .logpanel import match_log, recent_leaves
 from .matches import LoadedMatch
 from .page import int_arg, page_context, perspective, step_context
 from .present import badges, date_words, game_title, result_words
@@ -67,9 +67,11 @@ def home() -> Any:
 
 @bp.route("/m/<match_id>")
 def match_page(match_id: str) -> Any:
-    """The match at step N, the event list, the stepper and the verification panel."""
+    """The match at step N, the event list, the stepper, the verification panel and the
+    match's place in the transparency log."""
     match = load_stored(match_id)
-    return render_template("viewer/match.html", **page_context(match))
+    return render_template("viewer/match.html", **page_context(match),
+                           log_panel=match_log(ledger().ledger, match.match_id))
 
 
 @bp.route("/log")
