@@ -150,8 +150,17 @@ def _check_growth(client: ApiClient, state: dict[str, Any], new: Checkpoint,
     old = Checkpoint.from_note(state["checkpoint"])[0]
     proof: list[bytes] = []
     if old.size < new.size:
-        answer = _get_json(client, f"/log/proof/consistency?old={old.size}&new={new.size}")
-        proof = [base64.b64decode(item) for item in answer.get("hashes", [])]
+        path = f"/log/proof/consistency?old={old.size}&new={new.size}"
+        try:
+            answer = _get_json(client, path)
+            proof = [base64.b64decode(item, validate=True) for item in answer["hashes"]]
+        except (click.ClickException, KeyError, TypeError, ValueError) as e:
+            # a log that cannot prove it grew honestly is treated as one that did not
+            detail = e.format_message() if isinstance(e, click.ClickException) else repr(e)
+            raise click.ClickException(
+                f"ALARM: the server gives no usable consistency proof from size {old.size} to "
+                f"{new.size} ({detail})\n--- the checkpoint seen before ---\n"
+                f"{state['checkpoint']}--- the checkpoint served now ---\n{new_text}") from None
     try:
         check_growth(old, new, proof)
     except LogForked as e:

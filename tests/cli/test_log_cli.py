@@ -28,7 +28,8 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "bundles" / "hones
 
 
 class Served:
-    """A ledger and its app on a loopback port."""
+    """A ledger and its app on a loopback port; ``lies`` maps an API path to the body a
+    hostile server answers there instead."""
 
     def __init__(self, folder: Path, key_dir: Path, witnesses: list[VerifierKey]) -> None:
         folder.mkdir(parents=True, exist_ok=True)
@@ -36,7 +37,16 @@ class Served:
         self.ledger = Ledger(EventStore(self.engine), load_or_create_server_key(key_dir),
                              log_witnesses=witnesses)
         app = create_app({"FAIRDEAL_LEDGER": self.ledger, "FAIRDEAL_SWEEPER": False})
-        self.server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.lies: dict[str, bytes] = {}
+
+        def serve(environ: dict[str, Any], start_response: Any) -> Any:
+            lie = self.lies.get(environ["PATH_INFO"])
+            if lie is None:
+                return app(environ, start_response)
+            start_response("200 OK", [("Content-Type", "application/json")])
+            return [lie]
+
+        self.server = make_server("127.0.0.1", 0, serve, threaded=True)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
@@ -263,3 +273,18 @@ def test_export_carries_the_proofs_and_takes_a_log_size(tmp_path: Path) -> None:
     assert run("verify", str(out)).exit_code == 0
     missing = run("--data-dir", str(tmp_path), "export", created["id"], "--log-size", "9")
     assert missing.exit_code == 1 and "signed no checkpoint of size 9" in missing.output
+
+
+@pytest.mark.parametrize("lie", [b'{"hashes": ["not base64!"]}', b'{"no": "hashes"}', b"[]",
+                                 b'{"hashes": []}'])
+def test_a_server_that_will_not_prove_its_growth_is_an_alarm(servers: Any, tmp_path: Path,
+                                                             lie: bytes) -> None:
+    a = servers("a")
+    a.finished_match()
+    state = tmp_path / "state.json"
+    assert run("log", "monitor", a.url, "--state", str(state)).exit_code == 0
+    a.finished_match()
+    a.lies["/api/v1/log/proof/consistency"] = lie
+    alarm = run("log", "monitor", a.url, "--state", str(state))
+    assert alarm.exit_code == 1 and "ALARM" in alarm.output
+    assert "Traceback" not in alarm.output
