@@ -146,7 +146,7 @@ def keys_show(obj: Context) -> None:
 
     from fairdeal.ledger.keys import KEY_FILE, load_or_create_server_key
     from fairdeal.ledger.tlog import default_origin
-    from fairdeal.verifier.note import ED25519, VerifierKey
+    from fairdeal.verifier.note import ED25519, NoteError, VerifierKey
 
     try:
         key = load_or_create_server_key(obj.data_dir)
@@ -155,7 +155,10 @@ def keys_show(obj: Context) -> None:
     click.echo(f"key file: {Path(obj.data_dir) / KEY_FILE}")
     click.echo(f"key id:   {key.key_id}")
     origin = os.environ.get("FAIRDEAL_LOG_ORIGIN") or default_origin(key.key_id)
-    click.echo(f"log key:  {VerifierKey(origin, ED25519, key.public_raw).text()}")
+    try:
+        click.echo(f"log key:  {VerifierKey(origin, ED25519, key.public_raw).text()}")
+    except NoteError as e:
+        raise click.ClickException(f"FAIRDEAL_LOG_ORIGIN: {e}") from None
     click.echo(key.public_text)
 
 

@@ -41,7 +41,15 @@ from fairdeal.verifier.merkle import (
     root_nodes,
     verify_consistency,
 )
-from fairdeal.verifier.note import COSIGNATURE, ED25519, Note, NoteError, VerifierKey, sign_note
+from fairdeal.verifier.note import (
+    COSIGNATURE,
+    ED25519,
+    Note,
+    NoteError,
+    VerifierKey,
+    note_key_id,
+    sign_note,
+)
 
 from .errors import BadRequest, LedgerError
 from .tables import LogCheckpointRow, LogCosignatureRow, LogLeafRow, LogNodeRow
@@ -166,6 +174,10 @@ class TransparencyLog:
 
     def __init__(self, engine: Engine, key: SigningKey, origin: str,
                  witnesses: Sequence[VerifierKey] = ()) -> None:
+        try:  # the origin is the note key's name: no spaces, no '+' (checked at start-up)
+            note_key_id(origin, ED25519, key.public_raw)
+        except NoteError as e:
+            raise ValueError(f"the log origin {origin!r} cannot name a note key: {e}") from None
         self.engine = engine
         self.key = key
         self.origin = origin

@@ -288,3 +288,10 @@ def test_a_server_that_will_not_prove_its_growth_is_an_alarm(servers: Any, tmp_p
     alarm = run("log", "monitor", a.url, "--state", str(state))
     assert alarm.exit_code == 1 and "ALARM" in alarm.output
     assert "Traceback" not in alarm.output
+
+
+def test_keys_show_names_a_bad_log_origin(tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAIRDEAL_LOG_ORIGIN", "bad origin")
+    shown = run("--data-dir", str(tmp_path), "keys", "show")
+    assert shown.exit_code == 1 and "FAIRDEAL_LOG_ORIGIN: a key name is non-empty" in shown.output

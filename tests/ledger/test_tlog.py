@@ -192,3 +192,10 @@ def test_unsealed_lists_the_matches_created_and_never_sealed(store: EventStore,
     found = log.unsealed()
     assert [(index, leaf.match_id) for index, leaf in found] == [(0, "m1"), (2, "m3")]
     assert all(isinstance(leaf, LogLeaf) and leaf.seats == ("a", "b") for _, leaf in found)
+
+
+@pytest.mark.parametrize("origin", ["", "has space", "a+b"])
+def test_an_origin_that_cannot_name_a_note_key_is_refused_at_start(store: EventStore,
+                                                                   origin: str) -> None:
+    with pytest.raises(ValueError, match="cannot name a note key"):
+        TransparencyLog(store.engine, KEY, origin)
