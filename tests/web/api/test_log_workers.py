@@ -91,7 +91,7 @@ def test_two_workers_grow_one_log(tmp_path: Path, database: str | None) -> None:
             for thread in creators:
                 thread.start()
             played = [item for item in play_matches(url, "arcomage", 6, concurrency=3, seed=4)
-                      if "stats" not in item]
+                      if "result" in item]  # the ended matches (not "started" nor the stats)
             for thread in creators:
                 thread.join()
             done.set()
