@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install pyodide demo test bench bench-ledger lint clean
+.PHONY: install pyodide demo test bench bench-ledger bench-log lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,11 @@ bench: $(STAMP)
 
 bench-ledger: $(STAMP)
 	$(BIN)/python bench/bench_ledger.py
+
+## The transparency log: appends per second and inclusion proofs at 1 million leaves (SQLite;
+## PostgreSQL too when FAIRDEAL_TEST_POSTGRES_URL is set).
+bench-log: $(STAMP)
+	$(BIN)/python bench/bench_log.py
 
 ## ruff everywhere; mypy --strict on the pure layers. mypy cannot follow the editable install's
 ## folder mapping, so it reads them through a fairdeal/ folder of links.
