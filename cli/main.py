@@ -265,4 +265,7 @@ def main() -> None:  # pragma: no cover - console entry point
     cli()
 
 
-from . import service  # noqa: E402,F401  (the ledger commands: serve, matches, export, ...)
+from . import (
+    audit,  # noqa: E402,F401  (fairdeal audit)
+    service,  # noqa: E402,F401  (the ledger commands: serve, matches, export, ...)
+)
