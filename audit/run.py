@@ -128,6 +128,10 @@ def tally_chunk(items: Sequence[Item], filters: Filters) -> Tally:
     return tally
 
 
+def _sized(items: Sequence[Item], filters: Filters) -> tuple[Tally, int]:
+    return tally_chunk(items, filters), len(items)
+
+
 def _chunks(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
     iterator = iter(items)
     while chunk := list(islice(iterator, size)):
@@ -187,25 +191,32 @@ def _collect(total: Tally, pending: deque[tuple[Any, int]], progress: Progress |
 def _on_dask(items: Iterable[Item], filters: Filters, address: str, chunk: int,
              progress: Progress | None) -> Tally:
     try:
-        from distributed import Client, wait
+        from distributed import Client, as_completed
     except ImportError:
         raise ValueError("--dask needs Dask: pip install 'fairdeal[dask]'") from None
     total = Tally()
     with Client(address, set_as_default=False) as client:
         window = IN_FLIGHT * max(1, sum(client.nthreads().values()))
-        pending: dict[Any, int] = {}
+        done: Any = None  # made with the first future: it then knows the client
+        in_flight = 0
 
-        def drain(until: int) -> None:
-            while len(pending) > until:
-                done, _ = wait(list(pending), return_when="FIRST_COMPLETED")
-                for future in done:
-                    total.merge(future.result())
-                    size = pending.pop(future)
-                    if progress is not None:
-                        progress(size)
+        def take_one() -> None:
+            future = next(done)
+            part, size = future.result()
+            total.merge(part)
+            if progress is not None:
+                progress(size)
 
         for part in _chunks(items, chunk):
-            pending[client.submit(tally_chunk, part, filters, pure=False)] = len(part)
-            drain(window)
-        drain(0)
+            future = client.submit(_sized, part, filters, pure=False)
+            if done is None:
+                done = as_completed([future], loop=client.loop)
+            else:
+                done.add(future)
+            in_flight += 1
+            if in_flight >= window:
+                take_one()
+                in_flight -= 1
+        for _ in range(in_flight):
+            take_one()
     return total
