@@ -170,21 +170,26 @@ def _picks(tally: Tally) -> Iterator[TestResult]:
 
 
 def _seat_hands(tally: Tally) -> Iterator[TestResult]:
-    for deck, seats in sorted(tally.seat_z.items()):
+    """The paired difference of the two seats' z-scores in each match, against 0 (a t-like
+    z with the variance estimated from the differences: the seats' hands are drawn from one
+    deck, so they are not independent)."""
+    for deck, (n_float, total, squares) in sorted(tally.seat_diff.items()):
+        n = int(n_float)
         name = f"seat-hands {deck}"
-        title = f"opening-hand strength by seat ({deck})"
-        n = int(seats[0][0])
+        title = f"opening-hand strength by seat ({deck}): seat A's minus seat B's"
         if n < MIN_PLAYER_MATCHES:
             yield _skip(name, title, f"{n:,} deals", "needs more deals")
             continue
-        zs = [total / math.sqrt(count) for count, total, _ in seats]
-        worst = max(range(len(zs)), key=lambda s: abs(zs[s]))
-        p = min(1.0, len(zs) * _two_sided(zs[worst]))
-        seat = _seat_names(deck)[worst]
-        side = "stronger" if zs[worst] > 0 else "weaker"
-        yield TestResult(name, title, "z", zs[worst], p, None, f"{n:,} deals",
-                         f"seat {seat}'s opening hands are {side} than a fair deal's on "
-                         f"average (z = {zs[worst]:+.2f}; p Bonferroni over {len(zs)} seats)")
+        mean = total / n
+        variance = max((squares - n * mean * mean) / (n - 1), 1e-12)
+        z = mean / math.sqrt(variance / n)
+        names = _seat_names(deck)
+        better = names[0] if z > 0 else names[1]
+        per_seat = ", ".join(f"{names[s]} z = {t / math.sqrt(c):+.2f}"
+                             for s, (c, t, _) in enumerate(tally.seat_z[deck]))
+        yield TestResult(name, title, "z", z, _two_sided(z), None, f"{n:,} deals",
+                         f"seat {better}'s opening hands are stronger on average "
+                         f"(mean difference {mean:+.3f} in z; per seat {per_seat})")
 
 
 def _first_mover(tally: Tally) -> Iterator[TestResult]:
@@ -217,7 +222,8 @@ def _per_player(tally: Tally, name: str, title: str, size: Callable[[str], int],
     flagged = [player for player in tested if k * results[player][1] < ALPHA]
     detail = f"most extreme: {worst} ({words})"
     if flagged:
-        detail += "; beyond chance: " + ", ".join(flagged[:10])
+        detail += "; beyond chance: " + ", ".join(
+            f"{player} ({results[player][2]})" for player in flagged[:10])
     return TestResult(name, title, "z" if "z" in words else "binomial", statistic,
                       min(1.0, k * p), None, counted, detail + f" (Bonferroni over {k} players)")
 

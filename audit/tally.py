@@ -116,6 +116,8 @@ class Tally:
     picks: dict[str, list[int]] = field(default_factory=dict)
     #: per deck_key and seat: [hands, sum of z, sum of z²]
     seat_z: dict[str, list[list[float]]] = field(default_factory=dict)
+    #: per deck_key: [hands, sum, sum of squares] of seat A's z minus seat B's (paired)
+    seat_diff: dict[str, list[float]] = field(default_factory=dict)
     #: per deck_key and seat: raw hand strength -> count (for the plots)
     seat_raw: dict[str, list[dict[int, int]]] = field(default_factory=dict)
     players: dict[str, PlayerTally] = field(default_factory=dict)
@@ -152,6 +154,11 @@ class Tally:
                 sums[seat][1] += z
                 sums[seat][2] += z * z
                 raws[seat][raw] = raws[seat].get(raw, 0) + 1
+            diff = facts.hand_z[0] - facts.hand_z[1]
+            paired = self.seat_diff.setdefault(facts.deck_key, [0, 0.0, 0.0])
+            paired[0] += 1
+            paired[1] += diff
+            paired[2] += diff * diff
         for seat, name in enumerate(facts.players):
             player = self.players.get(name)
             if player is None:
@@ -209,7 +216,8 @@ class Tally:
                          if self.span else list(other.span))
         for mine, theirs in ((self.first, other.first), (self.positions, other.positions),
                              (self.triples, other.triples), (self.draws, other.draws),
-                             (self.picks, other.picks), (self.seat_z, other.seat_z)):
+                             (self.picks, other.picks), (self.seat_z, other.seat_z),
+                             (self.seat_diff, other.seat_diff)):
             _merge_keyed(mine, theirs)  # type: ignore[arg-type]
         for key, seats in other.seat_raw.items():
             mine_seats = self.seat_raw.setdefault(key, [{} for _ in seats])
