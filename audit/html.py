@@ -137,11 +137,13 @@ svg{max-width:100%;height:auto}.verdict{font-size:1.3em;padding:.5em;border-radi
 .ok{background:#d5f5e3}.bad{background:#f5b7b1}"""
 
 
-def render_html(report: AuditReport, title: str = "fairdeal fairness audit") -> str:
-    """The whole report as one HTML document."""
+def render_html(report: AuditReport, title: str = "fairdeal fairness audit",
+                nav: str = "") -> str:
+    """The whole report as one HTML document; ``nav`` is trusted markup put above the title
+    (the viewer's links back)."""
     parts: list[Any] = [
         f"<!doctype html><html lang=en><meta charset=utf-8><title>{html.escape(title)}</title>",
-        f"<style>{_STYLE}</style><h1>{html.escape(title)}</h1>",
+        f"<style>{_STYLE}</style>{nav}<h1>{html.escape(title)}</h1>",
         f'<p class="verdict {"ok" if not report.failed else "bad"}">'
         f"{html.escape(report.summary())}.</p>",
         f"<p>Source: {html.escape(report.source or 'bundles')}. Verdicts: "

@@ -413,10 +413,13 @@ class EventStore:
         with self.engine.connect() as conn:
             return [dict(row) for row in conn.execute(query.limit(limit)).mappings()]
 
-    def count_matches(self, game: str | None = None) -> int:
+    def count_matches(self, game: str | None = None,
+                      status: Iterable[str] | None = None) -> int:
         query = select(func.count()).select_from(_MATCHES)
         if game is not None:
             query = query.where(_MATCHES.c.game == game)
+        if status is not None:
+            query = query.where(_MATCHES.c.status.in_(list(status)))
         with self.engine.connect() as conn:
             return int(conn.execute(query).scalar() or 0)
 
