@@ -19,6 +19,27 @@ _encoder = json.JSONEncoder(
 )
 
 
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"{type(value).__name__} is not a JSON value")
+
+
+# The same C encoder JSONEncoder.encode builds on every call (with the settings above), built
+# once: hashing every event of every match pays that set-up each time otherwise. No circular
+# check (markers None): the values hashed are trees parsed from JSON or built by the protocol.
+_c_make_encoder: Any = getattr(json.encoder, "c_make_encoder", None)
+_c_encode: Any = (
+    _c_make_encoder(None, _refuse, json.encoder.encode_basestring, None, ":", ",", True, False,
+                    False)
+    if _c_make_encoder is not None else None
+)
+
+
+def _encode(value: Any) -> str:
+    if _c_encode is None or isinstance(value, str):
+        return _encoder.encode(value)
+    return "".join(_c_encode(value, 0))
+
+
 class CanonicalError(ValueError):
     """A value that has no canonical JSON form (a float, a non-string key, ...)."""
 
@@ -45,10 +66,10 @@ def check_canonical(value: Any, where: str = "$") -> None:
 def canonical_bytes(value: Any) -> bytes:
     """The canonical UTF-8 bytes of ``value``; raise CanonicalError if it has none."""
     check_canonical(value)
-    return _encoder.encode(value).encode("utf-8")
+    return _encode(value).encode("utf-8")
 
 
 def canonical_bytes_trusted(value: Any) -> bytes:
     """Canonical bytes of a value already known to hold only JSON types without floats
     (what ``bundle.parse_json`` returns): the check is skipped on this hot path."""
-    return _encoder.encode(value).encode("utf-8")
+    return _encode(value).encode("utf-8")
