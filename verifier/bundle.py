@@ -216,8 +216,9 @@ assert set(_FIELDS) == set(EVENT_TYPES)
 
 
 _MOVE_KEYS = frozenset({"seq", "prev", "type", "ts", "seat", "action"})
+_MOVE_ALL = _MOVE_KEYS | {"action_id", "sig"}
 _TIMEOUT_KEYS = frozenset({"seq", "prev", "type", "ts", "seat"})
-_MOVE_OPTIONAL = frozenset({"action_id", "sig"})
+_NESTED = (dict, list)
 
 
 def _plainly_valid(event: Any) -> bool:
@@ -228,21 +229,30 @@ def _plainly_valid(event: Any) -> bool:
         return False
     kind = event.get("type")
     if kind == "move":
-        keys = event.keys()
-        if not keys >= _MOVE_KEYS or not keys <= _MOVE_KEYS | _MOVE_OPTIONAL:
-            return False
+        if len(event) == 6:
+            if event.keys() != _MOVE_KEYS:
+                return False
+        else:
+            keys = event.keys()
+            if not _MOVE_KEYS <= keys <= _MOVE_ALL:
+                return False
+            sig = event.get("sig")
+            if sig is not None and not (type(sig) is str and _HEX128.match(sig)):
+                return False
+            if "sig" in event and sig is None:
+                return False
+            if "action_id" in event:
+                action_id = event["action_id"]
+                if type(action_id) is not str or not 0 < len(action_id) <= 100:
+                    return False
         action = event["action"]
-        if type(action) is dict:
-            if any(type(value) in (dict, list) for value in action.values()):
-                return False
-        elif type(action) is list:
+        kind_of_action = type(action)
+        if kind_of_action is dict:
+            for value in action.values():
+                if type(value) in _NESTED:
+                    return False
+        elif kind_of_action is list:
             return False
-        if "sig" in event and not (type(event["sig"]) is str and _HEX128.match(event["sig"])):
-            return False
-        if "action_id" in event:
-            action_id = event["action_id"]
-            if type(action_id) is not str or not 0 < len(action_id) <= 100:
-                return False
     elif kind == "timeout":
         if event.keys() != _TIMEOUT_KEYS:
             return False
