@@ -19,7 +19,7 @@ The cheats:
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableSequence
 from typing import Any
 
 from fairdeal.games import get_game
@@ -46,6 +46,12 @@ class SkewedStream(RandomStream):
 
     def randbelow(self, n: int) -> int:
         return (self._next_u64() & self._mask) % n
+
+    def shuffle(self, items: MutableSequence[Any]) -> None:
+        # Fisher-Yates through the skewed randbelow (the parent's shuffle draws inline)
+        for i in range(len(items) - 1, 0, -1):
+            j = self.randbelow(i + 1)
+            items[i], items[j] = items[j], items[i]
 
     def substream(self, label: str) -> SkewedStream:
         return SkewedStream(self._key, f"{self.label}/{label}", self._mask.bit_length())

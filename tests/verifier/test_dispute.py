@@ -35,7 +35,11 @@ def test_the_deal_step_and_a_move_step() -> None:
     move = dispute_report(data, 2)
     assert move["event"]["type"] in ("move", "timeout", "resign")
     assert move["signers"]["player"]["key_id"] is not None
-    assert move["deal_influence"]["text"] == V1_INFLUENCE
+    # a fairdeal/2 bundle: the verifier's own line, not the version 1 wording
+    from fairdeal.verifier.verify import verify_bytes
+
+    assert move["deal_influence"] == verify_bytes(data).facts["deal_influence"]
+    assert move["deal_influence"]["text"] != V1_INFLUENCE
 
 
 def test_a_step_out_of_range_or_a_broken_file_is_refused() -> None:
@@ -44,3 +48,10 @@ def test_a_step_out_of_range_or_a_broken_file_is_refused() -> None:
         dispute_report(data, 10_000)
     with pytest.raises(DisputeError, match="not a valid bundle"):
         dispute_report(b"{", 1)
+
+
+def test_a_version_1_bundle_says_the_server_could_have_chosen_the_deal() -> None:
+    v1 = sorted((HONEST.parent / "v1" / "honest").glob("*.json"))[0]
+    report = dispute_report(v1.read_bytes(), 1)
+    assert report["protocol"] == "fairdeal/1"
+    assert report["deal_influence"]["text"] == V1_INFLUENCE

@@ -77,7 +77,7 @@ def test_every_step_links_to_its_dispute_report(app: Any) -> None:
     assert report.status_code == 200
     text = report.get_data(as_text=True)
     assert "Dispute report" in text and "resigned" in text
-    assert "version 1 bundle, client seeds unsigned" in text
+    assert "Who could have influenced this deal" in text
     missing = client.get(f"/m/{match_id}/dispute?step=99")
     assert missing.status_code == 404 and "does not exist" in missing.get_data(as_text=True)
     assert client.get(f"/m/{match_id}/dispute?step=x").status_code == 404
