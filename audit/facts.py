@@ -99,16 +99,20 @@ def _replays_play(key: str) -> bool:
     return key != "arcomage/normal"
 
 
-def match_facts(bundle: Bundle) -> MatchFacts:
-    """The facts of a bundle that has passed verification (re-derived, see the module doc)."""
+def match_facts(bundle: Bundle) -> MatchFacts | None:
+    """The facts of a bundle that has passed verification (re-derived, see the module doc);
+    None for a match that ended without a deal (fairdeal/2: a seat committed to a seed and
+    never revealed it, so the match was forfeited before anything was dealt)."""
     events = bundle.events
     genesis = events[0]
     server_seed = bytes.fromhex(events[-1]["server_seed"])
     replayer = MatchReplayer(genesis, server_seed)
-    index = 1
-    while not replayer.started:
-        replayer.feed(events[index])
-        index += 1
+    for event in events[1:]:
+        if replayer.started:
+            break
+        replayer.feed(event)
+    if not replayer.started:
+        return None
     state = replayer.state
     deal = replayer.deal
     assert state is not None and deal is not None, "a verified bundle has a deal"

@@ -43,6 +43,9 @@ class AuditReport:
         words = (f"{self.tally.matches:,} verified matches audited"
                  f"{' (' + self.filters.words() + ')' if self.filters.words() else ''}; "
                  f"{len(ran)} tests run, {len(self.failed)} failed")
+        if self.tally.undealt:
+            words += (f"; {self.tally.undealt:,} verified matches ended before any deal (a "
+                      "seat's committed seed was never revealed) and have nothing to count")
         if self.tally.failures:
             words += f"; {len(self.tally.failures):,} bundles failed verification and were left out"
         return words
@@ -81,6 +84,7 @@ class AuditReport:
             "correction": CORRECTION,
             "matches": self.tally.matches,
             "skipped_by_filters": self.tally.skipped,
+            "ended_without_deal": self.tally.undealt,
             "span_ms": self.tally.span or None,
             "tests": [result.to_json() for result in self.results],
             "failing_bundles": [{"where": where, "reason": reason}

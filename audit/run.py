@@ -117,7 +117,11 @@ def examine(tally: Tally, where: str, data: bytes, filters: Filters) -> None:
     if report.failure is not None:
         tally.fail(where, str(report.failure))
         return
-    tally.add(match_facts(bundle), bundle.genesis["ts"])
+    facts = match_facts(bundle)
+    if facts is None:
+        tally.undealt += 1
+        return
+    tally.add(facts, bundle.genesis["ts"])
 
 
 def tally_chunk(items: Sequence[Item], filters: Filters) -> Tally:

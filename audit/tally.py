@@ -104,6 +104,8 @@ class Tally:
     failures: list[tuple[str, str]] = field(default_factory=list)
     #: bundles that passed no filter
     skipped: int = 0
+    #: verified matches that ended before any deal (a seed committed and never revealed)
+    undealt: int = 0
     #: per game: how often each seat moved first
     first: dict[str, list[int]] = field(default_factory=dict)
     #: per "deck_key:order": item × position counts
@@ -210,6 +212,7 @@ class Tally:
         """Add ``other``'s counts into this tally and return it."""
         self.matches += other.matches
         self.skipped += other.skipped
+        self.undealt += other.undealt
         self.failures.extend(other.failures)
         if other.span:
             self.span = ([min(self.span[0], other.span[0]), max(self.span[1], other.span[1])]

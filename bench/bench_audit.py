@@ -131,7 +131,9 @@ def main() -> None:
     def derive() -> Tally:
         tally = Tally()
         for bundle in bundles:
-            tally.add(match_facts(bundle), bundle.genesis["ts"])
+            facts = match_facts(bundle)
+            if facts is not None:
+                tally.add(facts, bundle.genesis["ts"])
         return tally
 
     derive_s = timed(derive, args.runs)

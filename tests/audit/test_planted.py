@@ -103,3 +103,25 @@ def test_a_resigned_match_is_an_honest_verifiable_match() -> None:
 
     bundle = resigned_bundle("toybattle", {}, ("ann", "bob"), random.Random(1), 0)
     assert verify_bytes(json.dumps(bundle)).ok
+
+
+def test_a_forfeited_match_is_counted_as_ended_without_a_deal(tmp_path) -> None:
+    from fairdeal.ledger.service import Ledger
+    from fairdeal.verifier.protocol import client_commitment
+
+    ledger = Ledger.open(tmp_path)
+    now = [1_800_000_000_000]
+    ledger.clock = lambda: now[0]
+    created = ledger.create_match("arcomage", {}, turn_limit_ms=5_000, seed_deadline_ms=10_000)
+    match_id = created["id"]
+    tokens = [seat["token"] for seat in created["seats"]]
+    for seat, token in enumerate(tokens):
+        ledger.add_seed(match_id, token,
+                        commitment=client_commitment(match_id, seat, f"{seat}a" * 32))
+    ledger.add_seed(match_id, tokens[0], "0a" * 32)
+    now[0] += 20_000  # seat B never reveals: the server forfeits it
+    assert ledger.spectator_view(match_id)["status"] == "ended"
+    honest = list(resigned_bundles("arcomage", 3, seed=24))
+    tally = audit_bundles([("forfeit", ledger.bundle(match_id)), *honest])
+    assert tally.failures == [] and tally.matches == 3 and tally.undealt == 1
+    assert "1 verified matches ended before any deal" in build_report(tally).summary()
