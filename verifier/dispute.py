@@ -65,13 +65,27 @@ def _rule(game: Any, before: Any, event: Mapping[str, Any] | None, seat_name: st
     kind = event["type"]
     if kind == "move":
         try:
-            return str(game.describe_action(before, game.parse_action(event["action"])))
+            action = game.parse_action(event["action"])
+            words = str(game.describe_action(before, action))
         except (ValueError, KeyError, AssertionError) as e:
             return f"the recorded move {event['action']!r} is not a move of this game here ({e})"
+        return words + _troop_text(game, action)
     if kind == "timeout":
         return (f"{seat_name} let the turn's time run out; the server wrote a timeout and the "
                 "rules' timeout applied (docs/rules: what a timeout does in this game)")
     return f"{seat_name} resigned: the other seat wins"
+
+
+def _troop_text(game: Any, action: Any) -> str:
+    """Toy Battle's description names the troop; the dispute also quotes its effect text (the
+    other games' descriptions quote their card's or scroll's text already)."""
+    troop = getattr(action, "troop", None)
+    if game.name != "toybattle" or not isinstance(troop, str):
+        return ""
+    from fairdeal.games.toybattle.troops import TROOP_BY_ID
+
+    kind = TROOP_BY_ID.get(troop)
+    return f" — {kind.name}: {kind.effect}" if kind is not None else ""
 
 
 def _signers(report: Report, replayer: MatchReplayer, event: Mapping[str, Any] | None,

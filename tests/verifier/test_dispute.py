@@ -55,3 +55,16 @@ def test_a_version_1_bundle_says_the_server_could_have_chosen_the_deal() -> None
     report = dispute_report(v1.read_bytes(), 1)
     assert report["protocol"] == "fairdeal/1"
     assert report["deal_influence"]["text"] == V1_INFLUENCE
+
+
+def test_a_toy_battle_placement_quotes_the_troops_text() -> None:
+    from fairdeal.games.toybattle.troops import TROOP_BY_ID
+
+    data = (HONEST / "toybattle-castle-field.json").read_bytes()
+    for step in range(1, 8):
+        report = dispute_report(data, step)
+        action = report["event"]["action"] if report["event"]["type"] == "move" else {}
+        if action.get("kind") == "place":
+            assert TROOP_BY_ID[action["troop"]].effect in report["rule"]
+            return
+    raise AssertionError("no placement in the first steps")
