@@ -106,7 +106,7 @@ def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str |
 
         ledger = _ledger(obj)
         items = ledger.sealed_bundles()
-        total = ledger.store.count_matches(game=filters.game)
+        total = ledger.store.count_matches(game=filters.game, status=("ended", "imported"))
         where = f"the ledger at {obj.database_url or obj.data_dir}"
     show = not quiet and sys.stderr.isatty()
     with click.progressbar(length=total, label="auditing", file=sys.stderr,
