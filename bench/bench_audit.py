@@ -111,22 +111,23 @@ def main() -> None:
     # verification against python-chess, interleaved so both see the same load
     games = chess_games(200)
     plies = chess_replay(games)
+    # CPU time of this process: on a shared machine the wall clock mostly measures the others
     ratios, ours, theirs = [], [], []
     for _ in range(args.runs):
-        start = time.perf_counter()
+        start = time.process_time()
         for _, data in files:
             verify_bytes(data)
-        verify_s = time.perf_counter() - start
-        start = time.perf_counter()
+        verify_s = time.process_time() - start
+        start = time.process_time()
         chess_replay(games)
-        chess_s = time.perf_counter() - start
+        chess_s = time.process_time() - start
         ours.append(events / verify_s)
         theirs.append(plies / chess_s)
         ratios.append((events / verify_s) / (plies / chess_s))
-    print(f"  verification: {statistics.median(ours):,.0f} events/s; python-chess PGN replay "
-          f"with legality: {statistics.median(theirs):,.0f} plies/s ({len(games)} random "
-          f"games, {plies} plies); ratio {statistics.median(ratios):.2f} (median; runs "
-          f"{', '.join(f'{r:.2f}' for r in ratios)})")
+    print(f"  verification: {statistics.median(ours):,.0f} events per CPU-second; python-chess "
+          f"PGN replay with legality: {statistics.median(theirs):,.0f} plies per CPU-second "
+          f"({len(games)} random games, {plies} plies); ratio {statistics.median(ratios):.2f} "
+          f"(median; runs {', '.join(f'{r:.2f}' for r in ratios)})")
 
     # where the audit's time goes
     bundles = [Bundle.from_bytes(data) for _, data in files]
