@@ -44,21 +44,27 @@ class CanonicalError(ValueError):
     """A value that has no canonical JSON form (a float, a non-string key, ...)."""
 
 
+_SCALARS = (bool, int, str)
+
+
 def check_canonical(value: Any, where: str = "$") -> None:
     """Raise CanonicalError naming the first value that canonical JSON does not allow."""
-    if value is None or isinstance(value, (bool, int, str)):
+    # scalars are checked in place: only a nested value pays for naming where it sits
+    if value is None or isinstance(value, _SCALARS):
         return
     if isinstance(value, float):
         raise CanonicalError(f"{where}: floats are not allowed in canonical JSON ({value!r})")
     if isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
-            check_canonical(item, f"{where}[{index}]")
+            if item is not None and not isinstance(item, _SCALARS):
+                check_canonical(item, f"{where}[{index}]")
         return
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise CanonicalError(f"{where}: object key {key!r} is not a string")
-            check_canonical(item, f"{where}.{key}")
+            if item is not None and not isinstance(item, _SCALARS):
+                check_canonical(item, f"{where}.{key}")
         return
     raise CanonicalError(f"{where}: {type(value).__name__} is not a JSON value")
 
