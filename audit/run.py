@@ -199,7 +199,7 @@ def _on_dask(items: Iterable[Item], filters: Filters, address: str, chunk: int,
     except ImportError:
         raise ValueError("--dask needs Dask: pip install 'fairdeal[dask]'") from None
     total = Tally()
-    with Client(address, set_as_default=False) as client:
+    with Client(address, set_as_default=False) as client:  # type: ignore[no-untyped-call]
         window = IN_FLIGHT * max(1, sum(client.nthreads().values()))
         done: Any = None  # made with the first future: it then knows the client
         in_flight = 0
@@ -214,7 +214,7 @@ def _on_dask(items: Iterable[Item], filters: Filters, address: str, chunk: int,
         for part in _chunks(items, chunk):
             future = client.submit(_sized, part, filters, pure=False)
             if done is None:
-                done = as_completed([future], loop=client.loop)
+                done = as_completed([future], loop=client.loop)  # type: ignore[no-untyped-call]
             else:
                 done.add(future)
             in_flight += 1

@@ -9,7 +9,7 @@ comes last, from the family-wise significance level with Holm's correction (docs
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from scipy import stats
@@ -64,7 +64,7 @@ def _skip(name: str, title: str, counted: str, why: str) -> TestResult:
     return TestResult(name, title, "", math.nan, math.nan, None, counted, why)
 
 
-def _chi_square(name: str, title: str, observed: list[float], expected: list[float],
+def _chi_square(name: str, title: str, observed: Sequence[float], expected: Sequence[float],
                 df: int, counted: str, detail: str = "") -> TestResult:
     statistic = sum((o - e) ** 2 / e for o, e in zip(observed, expected, strict=True) if e > 0)
     return TestResult(name, title, "chi2", statistic, float(stats.chi2.sf(statistic, df)), df,

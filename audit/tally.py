@@ -139,9 +139,9 @@ class Tally:
         for name, order in facts.orders.items():
             self._add_order(f"{facts.deck_key}:{name}", name, order)
         if facts.draws:
-            counts = self.draws.setdefault(facts.deck_key, [0] * len(ORDER_ITEMS["deck"]))
+            drawn = self.draws.setdefault(facts.deck_key, [0] * len(ORDER_ITEMS["deck"]))
             for card in facts.draws:
-                counts[card - 1] += 1
+                drawn[card - 1] += 1
         for purpose, n, value in facts.picks:
             key = f"{facts.game}:{purpose}:{n}"
             counts = self.picks.get(key)
@@ -221,7 +221,7 @@ class Tally:
                              (self.triples, other.triples), (self.draws, other.draws),
                              (self.picks, other.picks), (self.seat_z, other.seat_z),
                              (self.seat_diff, other.seat_diff)):
-            _merge_keyed(mine, theirs)  # type: ignore[arg-type]
+            _merge_keyed(mine, theirs)
         for key, seats in other.seat_raw.items():
             mine_seats = self.seat_raw.setdefault(key, [{} for _ in seats])
             for into, counts in zip(mine_seats, seats, strict=True):
