@@ -13,7 +13,11 @@ The cheats:
   came out weaker than seat B's (every such match still verifies);
 - ``player``: the same for one player name ("mallory") among ten;
 - ``first``: the same whenever seat A would not move first;
-- ``seed-bits``: the server seeds' bits are set with probability 1/2 + ``eps``.
+- ``player-first``: the same whenever mallory (one of ten) would not move first;
+- ``seed-bits``: the server seeds' bits are set with probability 1/2 + ``eps``;
+- ``seed-runs``: each bit of a server seed repeats the one before with probability 1/2 + ``eps``;
+- ``abandon`` (``abandoned_matches``): whenever mallory's opening hand came out weaker than her
+  opponent's, the server abandons the match unsealed with probability ``q`` and deals a new one.
 """
 
 from __future__ import annotations
@@ -81,6 +85,8 @@ def _unfavourable(scenario: str, facts: MatchFacts) -> bool:
         return seat is not None and z[seat] < z[1 - seat]
     if scenario == "first":
         return facts.first_seat != 0
+    if scenario == "player-first":
+        return "mallory" in facts.players and facts.players[facts.first_seat] != "mallory"
     return False
 
 
@@ -91,12 +97,19 @@ def deals(scenario: str, n: int, seed: int, *, game: str = "arcomage",
     source = random.Random(seed)
     params = params or {}
     for _ in range(n):
-        if scenario == "player":
+        if scenario in ("player", "player-first"):
             players = tuple(source.sample(PLAYERS, 2))
         else:
             players = ("player-a", "player-b")
         if scenario == "seed-bits":
             bits = sum((source.random() < 0.5 + strength) << i for i in range(256))
+            server_seed = bits.to_bytes(32, "big")
+        elif scenario == "seed-runs":
+            bit, bits = source.random() < 0.5, 0
+            for i in range(256):
+                if i and source.random() >= 0.5 + strength:
+                    bit = not bit
+                bits |= bit << i
             server_seed = bits.to_bytes(32, "big")
         else:
             server_seed = source.randbytes(32)
@@ -107,3 +120,24 @@ def deals(scenario: str, n: int, seed: int, *, game: str = "arcomage",
             facts = facts_of_deal(game, params, source.randbytes(32), players,  # type: ignore[arg-type]
                                   server_seed, skew)
         yield facts
+
+
+def abandoned_matches(n: int, seed: int, q: float, *, base: float = 0.02
+                      ) -> dict[str, tuple[int, int]]:
+    """Per player, matches created and never sealed, when the server abandons with probability
+    ``q`` the matches in which mallory's hand came out the weaker (and ``base`` of all matches
+    are abandoned by the players themselves, whoever they are). ``n`` sealed matches in all."""
+    source = random.Random(seed)
+    counts = {name: [0, 0] for name in PLAYERS}
+    sealed = 0
+    while sealed < n:
+        players = tuple(source.sample(PLAYERS, 2))
+        facts = facts_of_deal("arcomage", {}, source.randbytes(32), players,  # type: ignore[arg-type]
+                              source.randbytes(32))
+        abandoned = source.random() < base or (
+            _unfavourable("player", facts) and source.random() < q)
+        for name in players:
+            counts[name][0] += 1
+            counts[name][1] += abandoned
+        sealed += not abandoned
+    return {name: (created, unsealed) for name, (created, unsealed) in counts.items()}

@@ -15,7 +15,7 @@ import argparse
 import multiprocessing
 import time
 
-from fairdeal.audit.planted import deals
+from fairdeal.audit.planted import abandoned_matches, deals
 from fairdeal.audit.stats import ALPHA, run_tests
 from fairdeal.audit.tally import Tally
 
@@ -33,6 +33,12 @@ SCENARIOS = [
     ("seat A moves first more, q = 0.3", "first", 0.3, "arcomage", "first-mover"),
     ("seed bits set with p = 0.5 + 0.005", "seed-bits", 0.005, "arcomage", "seed-bits"),
     ("seed bits set with p = 0.5 + 0.02", "seed-bits", 0.02, "arcomage", "seed-bits"),
+    ("skewed infinite-deck draws, 8-bit", "skewed", 8, "arcomage/infinite", "draws"),
+    ("player moves first more (1 of 10), q = 0.3", "player-first", 0.3, "arcomage",
+     "player-first"),
+    ("seed bits repeat with p = 0.5 + 0.02", "seed-runs", 0.02, "arcomage", "seed-runs"),
+    ("player's weak deals abandoned unsealed, q = 0.3", "abandon", 0.3, "arcomage",
+     "unsealed"),
 ]
 
 
@@ -40,9 +46,17 @@ def one_audit(job: tuple[int, int, int]) -> tuple[int, int, bool]:
     index, n, replicate = job
     _, scenario, strength, game, prefix = SCENARIOS[index]
     tally = Tally()
-    for facts in deals(scenario, n, seed=1_000_003 * index + 7919 * n + replicate,
-                       game=game, strength=strength):
-        tally.add(facts, 0)
+    seed = 1_000_003 * index + 7919 * n + replicate
+    name, _, deck = game.partition("/")
+    params = {"deck": deck} if deck else {}
+    if scenario == "abandon":
+        for facts in deals("player", n, seed=seed):
+            tally.add(facts, 0)
+        for player, (created, unsealed) in abandoned_matches(n, seed, strength).items():
+            tally.count_unsealed(player, created, unsealed)
+    else:
+        for facts in deals(scenario, n, seed=seed, game=name, params=params, strength=strength):
+            tally.add(facts, 0)
     failed = [r.name for r in run_tests(tally) if r.verdict == "FAIL"]
     return index, n, any(name.startswith(prefix) for name in failed)
 
@@ -52,10 +66,14 @@ def main() -> None:
     parser.add_argument("--replicates", type=int, default=20)
     parser.add_argument("--sizes", default="100,400,1600,6400")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--only", default="", help="row numbers to run (1-based), e.g. 13-16")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
-    jobs = [(index, n, r) for index in range(len(SCENARIOS)) for n in sizes
-            for r in range(args.replicates)]
+    rows = range(len(SCENARIOS))
+    if args.only:
+        first, _, last = args.only.partition("-")
+        rows = range(int(first) - 1, int(last or first))
+    jobs = [(index, n, r) for index in rows for n in sizes for r in range(args.replicates)]
     hits: dict[tuple[int, int], int] = {}
     start = time.perf_counter()
     with multiprocessing.Pool(args.workers) as pool:
@@ -67,6 +85,8 @@ def main() -> None:
           " | ".join(f"n = {n:,}" for n in sizes) + " |")
     print("|---|---|" + "---|" * len(sizes))
     for index, (label, _, _, _, prefix) in enumerate(SCENARIOS):
+        if index not in rows:
+            continue
         cells = [f"{hits.get((index, n), 0) / args.replicates:.0%}" for n in sizes]
         print(f"| {label} | {prefix.rstrip('-') + '*' if prefix == 'deal-' else prefix or 'any'}"
               f" | " + " | ".join(cells) + " |")
