@@ -125,3 +125,22 @@ def test_a_forfeited_match_is_counted_as_ended_without_a_deal(tmp_path) -> None:
     tally = audit_bundles([("forfeit", ledger.bundle(match_id)), *honest])
     assert tally.failures == [] and tally.matches == 3 and tally.undealt == 1
     assert "1 verified matches ended before any deal" in build_report(tally).summary()
+
+
+def test_a_server_that_abandons_a_players_weak_deals_fails_the_unsealed_test() -> None:
+    from fairdeal.audit.planted import abandoned_matches
+
+    tally = _tally("player", 0.0, n=600)
+    for name, (created, unsealed) in abandoned_matches(600, seed=12, q=1.0).items():
+        tally.count_unsealed(name, created, unsealed)
+    unsealed = {r.name: r for r in run_tests(tally)}["unsealed"]
+    assert unsealed.verdict == "FAIL" and "highest: mallory" in unsealed.detail
+    honest = _tally("player", 0.0, n=600)
+    for name, (created, unsealed_count) in abandoned_matches(600, seed=12, q=0.0).items():
+        honest.count_unsealed(name, created, unsealed_count)
+    assert {r.name: r.verdict for r in run_tests(honest)}["unsealed"] == "PASS"
+
+
+def test_correlated_seed_bits_fail_the_runs_test() -> None:
+    verdicts = _verdicts(_tally("seed-runs", 0.05, n=300))
+    assert verdicts["seed-runs"] == "FAIL"
