@@ -134,7 +134,13 @@ color:#222}table{border-collapse:collapse;font-size:13px}td,th{border:1px solid 
 padding:4px 6px;vertical-align:top}tr.fail td:first-child{background:#f5b7b1;font-weight:bold}
 tr.pass td:first-child{background:#d5f5e3}tr.skip{color:#777}figure{margin:1.5em 0}
 svg{max-width:100%;height:auto}.verdict{font-size:1.3em;padding:.5em;border-radius:4px}
-.ok{background:#d5f5e3}.bad{background:#f5b7b1}"""
+.ok{background:#d5f5e3}.bad{background:#f5b7b1}.none{background:#eee}"""
+
+
+def _verdict_class(report: AuditReport) -> str:
+    if report.failed or report.tally.failures:
+        return "bad"
+    return "ok" if report.tally.matches else "none"
 
 
 def render_html(report: AuditReport, title: str = "fairdeal fairness audit",
@@ -144,7 +150,7 @@ def render_html(report: AuditReport, title: str = "fairdeal fairness audit",
     parts: list[Any] = [
         f"<!doctype html><html lang=en><meta charset=utf-8><title>{html.escape(title)}</title>",
         f"<style>{_STYLE}</style>{nav}<h1>{html.escape(title)}</h1>",
-        f'<p class="verdict {"ok" if not report.failed else "bad"}">'
+        f'<p class="verdict {_verdict_class(report)}">'
         f"{html.escape(report.summary())}.</p>",
         f"<p>Source: {html.escape(report.source or 'bundles')}. Verdicts: "
         f"{html.escape(CORRECTION)}.</p>",

@@ -199,7 +199,9 @@ def _on_dask(items: Iterable[Item], filters: Filters, address: str, chunk: int,
     except ImportError:
         raise ValueError("--dask needs Dask: pip install 'fairdeal[dask]'") from None
     total = Tally()
-    with Client(address, set_as_default=False) as client:  # type: ignore[no-untyped-call]
+    # a scheduler that does not answer within 10 s is reported, not waited for
+    with Client(address, set_as_default=False,  # type: ignore[no-untyped-call]
+                timeout="10s") as client:
         window = IN_FLIGHT * max(1, sum(client.nthreads().values()))
         done: Any = None  # made with the first future: it then knows the client
         in_flight = 0
