@@ -322,6 +322,6 @@ def main() -> None:  # pragma: no cover - console entry point
     cli()
 
 
-from . import service  # noqa: E402,F401  (the ledger commands: serve, matches, export, ...)
+from . import gif, service  # noqa: E402,F401  (their commands: gif; serve, matches, export, ...)
 from .audit import audit as _audit  # noqa: E402,F401  (fairdeal audit)
 from .dispute import dispute as _dispute  # noqa: E402,F401  (fairdeal dispute)
