@@ -5,7 +5,7 @@ of moves, the public events, the sealed bundles, and the import of bundles from 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from fairdeal.games import RulesError
@@ -240,6 +240,30 @@ class ReadSide(Deadlines):
             raise NotEnded(f"match {match_id} is not over: its bundle is sealed at the end, "
                            "after the reveal")
         return data
+
+    def sealed_bundles(self, page: int = 200) -> Iterator[tuple[str, bytes]]:
+        """Every sealed match's id and bundle, oldest first, read ``page`` rows at a time."""
+        for row in self._pages(page, ("ended", "imported")):
+            if row["seal_sig"] is not None:
+                data = self.bundle_bytes(row["id"])
+                if data is not None:
+                    yield row["id"], data
+
+    def seat_counts(self, page: int = 500) -> dict[str, tuple[int, int]]:
+        """Per player name: matches created with them, and of those never sealed."""
+        counts: dict[str, list[int]] = {}
+        for row in self._pages(page, None):
+            for name in json.loads(row["seat_names"]):
+                entry = counts.setdefault(name, [0, 0])
+                entry[0] += 1
+                entry[1] += row["seal_sig"] is None and row["status"] != "imported"
+        return {name: (created, unsealed) for name, (created, unsealed) in counts.items()}
+
+    def _pages(self, page: int, status: Sequence[str] | None) -> Iterator[dict[str, Any]]:
+        after: tuple[int, str] | None = None
+        while rows := self.store.matches_after(after, page, status):
+            yield from rows
+            after = (rows[-1]["created_ms"], rows[-1]["id"])
 
     def import_bundle(self, data: bytes) -> tuple[str | None, Report]:
         """Verify a bundle from elsewhere and store it read-only when it passes.
