@@ -11,6 +11,7 @@ from typing import Any
 from fairdeal.games import RulesError
 from fairdeal.verifier.bundle import Bundle
 from fairdeal.verifier.canonical import canonical_bytes
+from fairdeal.verifier.logleaf import seat_counts as log_seat_counts
 from fairdeal.verifier.protocol import BUNDLE_FORMAT
 from fairdeal.verifier.record import MatchRecorder
 from fairdeal.verifier.replay import MatchReplayer
@@ -249,15 +250,11 @@ class ReadSide(Deadlines):
                 if data is not None:
                     yield row["id"], data
 
-    def seat_counts(self, page: int = 500) -> dict[str, tuple[int, int]]:
-        """Per player name: matches created with them, and of those never sealed."""
-        counts: dict[str, list[int]] = {}
-        for row in self._pages(page, None):
-            for name in json.loads(row["seat_names"]):
-                entry = counts.setdefault(name, [0, 0])
-                entry[0] += 1
-                entry[1] += row["seal_sig"] is None and row["status"] != "imported"
-        return {name: (created, unsealed) for name, (created, unsealed) in counts.items()}
+    def seat_counts(self) -> dict[str, tuple[int, int]]:
+        """Per player name: matches created with them, and of those never sealed — counted
+        from the transparency log, where every match is a leaf from its creation on (imported
+        matches are not this server's and are not counted)."""
+        return log_seat_counts(leaf for _, leaf in self.log.every_leaf())
 
     def _pages(self, page: int, status: Sequence[str] | None) -> Iterator[dict[str, Any]]:
         after: tuple[int, str] | None = None

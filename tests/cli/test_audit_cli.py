@@ -73,10 +73,17 @@ def test_the_ledger_is_audited_page_by_page_with_unsealed_counts(tmp_path: Path)
         ledger.import_bundle(data)
     for _ in range(3):  # created and never sealed, with ann at a seat
         ledger.create_match("arcomage", {}, seats=["ann", "bob"])
+    for _ in range(17):  # created and sealed: a seat resigns at once
+        resigned = ledger.create_match("arcomage", {}, seats=["ann", "bob"])
+        for seat in resigned["seats"]:
+            ledger.add_seed(resigned["id"], seat["token"], None)
+        ledger.resign(resigned["id"], resigned["seats"][0]["token"])
     result = _run("--data-dir", str(tmp_path), "audit", "--json")
     report = json.loads(result.output)
-    assert report["matches"] == 25
-    assert report["players"]["ann"]["created"] == 28
+    assert report["matches"] == 25 + 17
+    # counted from the transparency log: this server's own matches, from their creation on
+    # (imported matches are another server's, and are not in its log)
+    assert report["players"]["ann"]["created"] == 20
     assert report["players"]["ann"]["unsealed"] == 3
     unsealed = next(test for test in report["tests"] if test["name"] == "unsealed")
     assert unsealed["verdict"] == "PASS"  # both players have the same rate
