@@ -31,6 +31,9 @@ T = TypeVar("T")
 _TWO_64 = 1 << 64
 _RNG_PREFIX = tag_prefix(Tag.RNG)
 _FOUR_U64 = struct.Struct(">4Q").unpack
+#: randbelow's acceptance limit for every small n, worked out once: computing it costs two
+#: big-integer operations, and a deal's shuffle needs one per card
+_LIMITS = tuple(_TWO_64 - (_TWO_64 % n) if n else 0 for n in range(1025))
 
 
 class RandomStream:
@@ -64,7 +67,7 @@ class RandomStream:
         """An unbiased integer in [0, n), for 1 <= n <= 2^64."""
         if not 1 <= n <= _TWO_64:
             raise ValueError(f"randbelow needs 1 <= n <= 2^64, got {n}")
-        limit = _TWO_64 - (_TWO_64 % n)
+        limit = _LIMITS[n] if n < len(_LIMITS) else _TWO_64 - (_TWO_64 % n)
         next_u64 = self._next_u64
         while True:
             x = next_u64()
@@ -75,20 +78,27 @@ class RandomStream:
         """Fisher-Yates shuffle of ``items`` in place.
 
         The same draws as ``randbelow(i + 1)`` for i = len-1 ... 1, inlined: a deal shuffles
-        102 cards, and two calls per card were most of the shuffle's time."""
+        102 cards, and two calls per card were most of the shuffle's time. The blocks every
+        draw needs (one integer per card, bar a rejection, which has odds below 2^-56) are
+        made in one go first; a block made and not drawn from stays pending, in order, so
+        the stream goes on exactly as if it had been made on demand."""
         pending = self._pending
+        missing = len(items) - 1 - len(pending)
+        if missing > 0:
+            blocks = (missing + 3) // 4
+            key, prefix, counter = self._key, self._prefix, self._counter
+            data = b"".join(hmac.digest(key, prefix + (counter + block).to_bytes(8, "big"),
+                                        "sha256") for block in range(blocks))
+            self._counter = counter + blocks
+            # the blocks already pending are drawn first: the new ones go beneath them
+            pending[:0] = struct.unpack(f">{4 * blocks}Q", data)[::-1]
+        limits = _LIMITS
         for i in range(len(items) - 1, 0, -1):
             n = i + 1
-            limit = _TWO_64 - (_TWO_64 % n)
-            while True:
-                if not pending:
-                    message = self._prefix + self._counter.to_bytes(8, "big")
-                    self._counter += 1
-                    pending.extend(reversed(_FOUR_U64(hmac.digest(self._key, message,
-                                                                   "sha256"))))
-                x = pending.pop()
-                if x < limit:
-                    break
+            limit = limits[n] if n < len(limits) else _TWO_64 - (_TWO_64 % n)
+            x = pending.pop() if pending else self._next_u64()
+            while x >= limit:
+                x = self._next_u64()
             j = x % n
             items[i], items[j] = items[j], items[i]
 

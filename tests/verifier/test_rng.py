@@ -86,6 +86,36 @@ def test_independent_implementation_of_fisher_yates() -> None:
     assert items == expected
 
 
+@given(st.binary(min_size=32, max_size=32), st.integers(0, 9), st.integers(0, 1500),
+       st.integers(0, 9))
+def test_draws_around_a_shuffle_follow_the_stream(key: bytes, before: int, size: int,
+                                                  after: int) -> None:
+    # the shuffle makes its blocks ahead of its draws: whatever it leaves pending must come
+    # next, in order, as if every block had been made on demand (sizes past the table of
+    # precomputed limits included)
+    raw = iter(independent_u64(key, "deck", 8 + size + 2 * (before + after)))
+
+    def below(n: int) -> int:
+        limit = 2**64 - (2**64 % n)
+        while True:
+            x = next(raw)
+            if x < limit:
+                return x % n
+
+    first = [below(6) for _ in range(before)]
+    expected = list(range(size))
+    for i in range(size - 1, 0, -1):
+        j = below(i + 1)
+        expected[i], expected[j] = expected[j], expected[i]
+    last = [below(102) for _ in range(after)]
+    stream = RandomStream(key, "deck")
+    assert [stream.randbelow(6) for _ in range(before)] == first
+    items = list(range(size))
+    stream.shuffle(items)
+    assert items == expected
+    assert [stream.randbelow(102) for _ in range(after)] == last
+
+
 @given(st.binary(min_size=32, max_size=32), st.text(max_size=20), st.integers(0, 200))
 def test_shuffle_is_a_permutation(key: bytes, label: str, size: int) -> None:
     items = list(range(size))
