@@ -296,39 +296,33 @@ def apply(state: ArcomageState, action: Action, rng: Rng) -> ArcomageState:
     timeouts = (0, state.timeouts[1]) if seat == 0 else (state.timeouts[0], 0)
     last: Last = (seat, action.kind, action.card)
     piles.discard(action.card)
-
-    def same_seat(phase: int, result: Outcome | None = None) -> ArcomageState:
-        return _build(
-            state,
-            seat,
-            stats,
-            hand,
-            piles,
-            turn=seat,
-            phase=phase,
-            timeouts=timeouts,
-            last=last,
-            result=result,
-        )
-
+    # the seat acts again (phase), or the match ended (result): no closure over the locals
+    # here, as a nested function would make every one of them a slower cell variable (the
+    # verifier runs this once per move of every match it checks)
+    phase = -1
+    result: Outcome | None = None
     if action.kind == "play":
         card = CARD_BY_ID[action.card]
         stats[me + card.resource_index] -= card.cost
         card.run(stats, me, 8 - me)
         result = victory(stats, state.battlefield)
         if result is not None:  # nothing happens after the end: no refill
-            return same_seat(ACT, result)
-        if card.draw_discard:  # draw one now; refill only after the pending discard
+            phase = ACT
+        elif card.draw_discard:  # draw one now; refill only after the pending discard
             hand.append(piles.draw())
-            return same_seat(DISCARD)
-        piles.refill(hand)
-        if card.play_again:
-            return same_seat(ACT)
+            phase = DISCARD
+        else:
+            piles.refill(hand)
+            if card.play_again:
+                phase = ACT
     else:
         piles.refill(hand)
         if state.phase == DISCARD:  # the discard Prism / Elven Scout asked for: act again
-            return same_seat(ACT)
-    return _end_turn(state, seat, stats, hand, piles, timeouts, last)
+            phase = ACT
+    if phase < 0:
+        return _end_turn(state, seat, stats, hand, piles, timeouts, last)
+    return _build(state, seat, stats, hand, piles, turn=seat, phase=phase, timeouts=timeouts,
+                  last=last, result=result)
 
 
 def worst_card(hand: tuple[int, ...] | list[int]) -> int:
