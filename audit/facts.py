@@ -99,21 +99,25 @@ def _replays_play(key: str) -> bool:
     return key != "arcomage/normal"
 
 
-def match_facts(bundle: Bundle) -> MatchFacts | None:
+def match_facts(bundle: Bundle, replayer: MatchReplayer | None = None) -> MatchFacts | None:
     """The facts of a bundle that has passed verification (re-derived, see the module doc);
     None for a match that ended without a deal (fairdeal/2: a seat committed to a seed and
-    never revealed it, so the match was forfeited before anything was dealt)."""
+    never revealed it, so the match was forfeited before anything was dealt).
+
+    ``replayer`` is the one that verified the bundle (verify.verify_replayed), if at hand:
+    its deal is read off it instead of replaying the seeds again."""
     events = bundle.events
     genesis = events[0]
     server_seed = bytes.fromhex(events[-1]["server_seed"])
-    replayer = MatchReplayer(genesis, server_seed)
-    for event in events[1:]:
-        if replayer.started:
-            break
-        replayer.feed(event)
+    if replayer is None:
+        replayer = MatchReplayer(genesis, server_seed)
+        for event in events[1:]:
+            if replayer.started:
+                break
+            replayer.feed(event)
     if not replayer.started:
         return None
-    state = replayer.state
+    state = replayer.dealt
     deal = replayer.deal
     assert state is not None and deal is not None, "a verified bundle has a deal"
     game = replayer.game
@@ -138,7 +142,7 @@ def _record_picks(facts: MatchFacts, replayer: MatchReplayer, events: list[dict[
         state = game.setup(replayer.genesis["params"],
                            RecordingStream(setup_stream(deal), "setup", picks))
     else:
-        state = replayer.state
+        state = replayer.dealt
     ply = 0
     for event in events:
         kind = event["type"]

@@ -18,7 +18,7 @@ from typing import Any
 
 from fairdeal.games import RulesError, get_game
 from fairdeal.verifier.bundle import Bundle, InvalidBundle
-from fairdeal.verifier.verify import verify_bundle
+from fairdeal.verifier.verify import verify_replayed
 
 from .facts import match_facts, seat_players
 from .tally import Tally
@@ -113,11 +113,11 @@ def examine(tally: Tally, where: str, data: bytes, filters: Filters) -> None:
     if not filters.accepts(bundle.genesis):
         tally.skipped += 1
         return
-    report = verify_bundle(bundle)
+    report, replayer = verify_replayed(bundle)
     if report.failure is not None:
         tally.fail(where, str(report.failure))
         return
-    facts = match_facts(bundle)
+    facts = match_facts(bundle, replayer)
     if facts is None:
         tally.undealt += 1
         return

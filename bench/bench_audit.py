@@ -36,7 +36,8 @@ from fairdeal.audit.facts import match_facts
 from fairdeal.audit.tally import Tally
 from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
 from fairdeal.verifier.bundle import Bundle
-from fairdeal.verifier.verify import verify_bundle, verify_bytes
+from fairdeal.verifier.replay import MatchReplayer
+from fairdeal.verifier.verify import verify_bytes, verify_replayed
 
 
 def corpus(count: int) -> list[tuple[str, bytes]]:
@@ -132,12 +133,14 @@ def main() -> None:
     # where the audit's time goes
     bundles = [Bundle.from_bytes(data) for _, data in files]
     parse_s = timed(lambda: [Bundle.from_bytes(data) for _, data in files], args.runs)
-    verify_s = timed(lambda: [verify_bundle(bundle) for bundle in bundles], args.runs)
+    verify_s = timed(lambda: [verify_replayed(bundle) for bundle in bundles], args.runs)
+    # the audit reads each deal off the replayer that verified the match (audit.run.examine)
+    replayers: list[MatchReplayer | None] = [verify_replayed(bundle)[1] for bundle in bundles]
 
     def derive() -> Tally:
         tally = Tally()
-        for bundle in bundles:
-            facts = match_facts(bundle)
+        for bundle, replayer in zip(bundles, replayers, strict=True):
+            facts = match_facts(bundle, replayer)
             if facts is not None:
                 tally.add(facts, bundle.genesis["ts"])
         return tally

@@ -127,6 +127,8 @@ class MatchReplayer:
         self.ended = False
         self.revealed = False
         self.state: Any = None
+        #: the state the deal set up (states are never changed: keeping it costs nothing)
+        self.dealt: Any = None
         self.ply = 0
         self.last_ts: int = genesis["ts"]
         self.last_seq = 0
@@ -420,6 +422,7 @@ class MatchReplayer:
             self.state = self.game.setup(self.genesis["params"], setup_stream(self.deal))
         except RulesError as e:
             raise VerificationError("deal", f"the deal could not be set up: {e}", seq) from None
+        self.dealt = self.state
 
     def turn_began(self, seat: int | None) -> int:
         """When ``seat``'s deadline started counting: the previous event's ``ts`` under a

@@ -18,7 +18,7 @@ from .receipts import Receipt, check_receipts
 from .replay import MatchReplayer
 from .report import Report, VerificationError
 
-__all__ = ["UnknownSeat", "chain_hashes", "verify_bundle", "verify_bytes"]
+__all__ = ["UnknownSeat", "chain_hashes", "verify_bundle", "verify_bytes", "verify_replayed"]
 
 
 def chain_hashes(events: list[dict[str, Any]]) -> list[str]:
@@ -77,6 +77,18 @@ def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
                   receipts: Sequence[Receipt] | None = None,
                   checkpoint: str | None = None) -> Report:
     """Run every check on a parsed bundle and return the report."""
+    return verify_replayed(bundle, trusted_key, report, seat_keys, receipts, checkpoint)[0]
+
+
+def verify_replayed(bundle: Bundle, trusted_key: str | None = None,
+                    report: Report | None = None,
+                    seat_keys: Mapping[str, str] | None = None,
+                    receipts: Sequence[Receipt] | None = None,
+                    checkpoint: str | None = None) -> tuple[Report, MatchReplayer | None]:
+    """``verify_bundle``, and the replayer that checked the events (None if the checks stopped
+    before the replay): whoever reads the match after verifying it (the audit) finds the deal
+    there rather than replaying the match a second time."""
+    replayer: MatchReplayer | None = None
     if report is None:
         report = Report()
         report.passed("format", f"{len(bundle.events)} events")
@@ -199,7 +211,7 @@ def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
         report.failed(e)
     except InvalidKey as e:
         report.failed(VerificationError("signature", str(e)))
-    return report
+    return report, replayer
 
 
 def _seat_pins(seat_names: Sequence[str], seat_keys: Mapping[str, str]) -> dict[int, bytes]:

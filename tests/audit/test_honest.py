@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 from fairdeal.audit import Filters, audit_bundles, run_tests
+from fairdeal.audit.facts import match_facts
 from fairdeal.audit.report import build_report
+from fairdeal.verifier.bundle import Bundle
+from fairdeal.verifier.verify import verify_replayed
 
 from .conftest import START_MS, resigned_bundles
 
@@ -74,3 +77,14 @@ def test_a_filter_that_can_never_match_is_refused() -> None:
         audit_bundles([], Filters(deck="short"))
     with pytest.raises(ValueError, match="date range is empty"):
         audit_bundles([], Filters(since=5, until=5))
+
+
+def test_the_verifying_replayer_gives_the_facts_a_fresh_replay_gives(
+        honest_corpus: list[tuple[str, bytes]]) -> None:
+    # the audit reads each deal off the replayer that verified the match instead of replaying
+    # the seeds again: the facts must be the very ones a replay of its own derives
+    for _, data in honest_corpus[::7]:
+        bundle = Bundle.from_bytes(data)
+        report, replayer = verify_replayed(bundle)
+        assert report.ok and replayer is not None
+        assert match_facts(bundle, replayer) == match_facts(bundle)
