@@ -8,7 +8,7 @@ the replayer checks their meaning and raises VerificationError naming the check 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from fairdeal.games import Game, Outcome, RulesError, TurnTimer, get_rules
@@ -16,6 +16,7 @@ from fairdeal.games import Game, Outcome, RulesError, TurnTimer, get_rules
 from .influence import SeatSeed, deal_influence
 from .keys import key_id, parse_public_key, verify_signature
 from .protocol import (
+    EVENT_TYPES,
     PLAY_TYPES,
     PROTOCOL_V1,
     client_commitment,
@@ -235,15 +236,16 @@ class MatchReplayer:
                 "the last event" + (" (a second reveal)" if kind == "reveal" else ""), seq)
         if self.ended and kind != "reveal":
             raise VerificationError("moves", f"a {kind} event after the match ended", seq)
-        if event["ts"] < self.last_ts:
+        ts = event["ts"]
+        if ts < self.last_ts:
             raise VerificationError(
-                "timers", f"the clock runs backwards: this event is stamped {event['ts']}, "
-                f"{self.last_ts - event['ts']} ms before the event before it", seq)
-        handler = getattr(self, "_on_" + kind, None)
-        if handler is None or kind == "genesis":
+                "timers", f"the clock runs backwards: this event is stamped {ts}, "
+                f"{self.last_ts - ts} ms before the event before it", seq)
+        handler = _HANDLERS.get(kind)
+        if handler is None:  # the genesis has no handler: it came first, or it is a second one
             raise VerificationError("chain", f"a second {kind} event", seq)
-        handler(event)
-        self.last_ts = event["ts"]
+        handler(self, event)
+        self.last_ts = ts
         self.last_seq = seq
         if self.keep_states:
             self.states.append(self.state)
@@ -524,6 +526,13 @@ class MatchReplayer:
         """Who could have chosen this match's deal (verifier.influence)."""
         return deal_influence(self.protocol, self.seat_seeds, self.game.seat_names,
                               reveal_seq=reveal_seq)
+
+
+#: each event type's handler (the genesis has none: it is read when the replayer is made),
+#: looked up once per event rather than by building its method name
+_HANDLERS: dict[str, Callable[[MatchReplayer, Mapping[str, Any]], None]] = {
+    kind: getattr(MatchReplayer, "_on_" + kind) for kind in EVENT_TYPES if kind != "genesis"
+}
 
 
 def _words(outcome: Outcome, replayer: MatchReplayer) -> str:
