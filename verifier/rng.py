@@ -18,6 +18,7 @@ the last position down: for i = len-1 ... 1, j = randbelow(i + 1), swap items i 
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import struct
 from collections.abc import MutableSequence, Sequence
@@ -34,6 +35,28 @@ _FOUR_U64 = struct.Struct(">4Q").unpack
 #: randbelow's acceptance limit for every small n, worked out once: computing it costs two
 #: big-integer operations, and a deal's shuffle needs one per card
 _LIMITS = tuple(_TWO_64 - (_TWO_64 % n) if n else 0 for n in range(1025))
+# HMAC-SHA256 by hand, from SHA-256 states already fed the key's inner and outer pads (RFC 2104:
+# the 32-byte key, zero-padded to SHA-256's 64-byte block, XOR 0x36 and 0x5C): a block then
+# costs two state copies and two small updates, under half of a one-shot hmac.digest, which
+# sets the key up again every time. Every stream of a match shares the deal seed's key.
+_INNER_PAD = bytes(byte ^ 0x36 for byte in range(256))
+_OUTER_PAD = bytes(byte ^ 0x5C for byte in range(256))
+_KEYED: dict[bytes, tuple[Any, Any]] = {}
+#: a bound on the keys remembered (a process replays one match after another)
+_KEYED_MAX = 64
+
+
+def _keyed(key: bytes) -> tuple[Any, Any]:
+    """The SHA-256 states for ``key``'s HMAC: (inner, outer), not to be updated, only copied."""
+    states = _KEYED.get(key)
+    if states is None:
+        if len(_KEYED) >= _KEYED_MAX:
+            _KEYED.clear()
+        block = key + bytes(64 - len(key))
+        states = (hashlib.sha256(block.translate(_INNER_PAD)),
+                  hashlib.sha256(block.translate(_OUTER_PAD)))
+        _KEYED[key] = states
+    return states
 
 
 class RandomStream:
@@ -51,12 +74,24 @@ class RandomStream:
         #: the current block's integers not yet drawn, last one first (list.pop is cheap)
         self._pending: list[int] = []
 
+    def _blocks(self, count: int) -> bytes:
+        """The stream's next ``count`` blocks (HMAC-SHA256 of the prefix and the counter)."""
+        inner, outer = _keyed(self._key)
+        prefix, counter = self._prefix, self._counter
+        self._counter = counter + count
+        out = []
+        for index in range(counter, counter + count):
+            digest = inner.copy()
+            digest.update(prefix + index.to_bytes(8, "big"))
+            mac = outer.copy()
+            mac.update(digest.digest())
+            out.append(mac.digest())
+        return b"".join(out)
+
     def _next_u64(self) -> int:
         pending = self._pending
         if not pending:
-            message = self._prefix + self._counter.to_bytes(8, "big")
-            self._counter += 1
-            pending.extend(reversed(_FOUR_U64(hmac.digest(self._key, message, "sha256"))))
+            pending.extend(reversed(_FOUR_U64(self._blocks(1))))
         return pending.pop()
 
     def _first_block(self) -> bytes:
@@ -86,12 +121,8 @@ class RandomStream:
         missing = len(items) - 1 - len(pending)
         if missing > 0:
             blocks = (missing + 3) // 4
-            key, prefix, counter = self._key, self._prefix, self._counter
-            data = b"".join(hmac.digest(key, prefix + (counter + block).to_bytes(8, "big"),
-                                        "sha256") for block in range(blocks))
-            self._counter = counter + blocks
             # the blocks already pending are drawn first: the new ones go beneath them
-            pending[:0] = struct.unpack(f">{4 * blocks}Q", data)[::-1]
+            pending[:0] = struct.unpack(f">{4 * blocks}Q", self._blocks(blocks))[::-1]
         limits = _LIMITS
         for i in range(len(items) - 1, 0, -1):
             n = i + 1
