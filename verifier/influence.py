@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -59,7 +60,14 @@ class SeatSeed:
 def minimal_groups(contributions: Sequence[Contribution],
                    parties: Sequence[str]) -> list[frozenset[str]]:
     """Every smallest group of ``parties`` that could have chosen the deal."""
+    return list(_minimal_groups(tuple(contributions), tuple(parties)))
 
+
+# the answer depends only on the order the seeds came in, and matches come in a handful of
+# orders: an audit of a hundred thousand matches works each out once (a per-process cache)
+@lru_cache(maxsize=256)
+def _minimal_groups(contributions: tuple[Contribution, ...],
+                    parties: tuple[str, ...]) -> tuple[frozenset[str], ...]:
     def can_choose(group: frozenset[str]) -> bool:
         outside = [c for c in contributions if not (c.controllers & group)]
         if not outside:
@@ -73,7 +81,7 @@ def minimal_groups(contributions: Sequence[Contribution],
             group = frozenset(members)
             if can_choose(group) and not any(smaller <= group for smaller in found):
                 found.append(group)
-    return found
+    return tuple(found)
 
 
 def _party(party: str, seat_names: Sequence[str]) -> str:
