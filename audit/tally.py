@@ -182,8 +182,9 @@ class Tally:
         table = self.positions.get(key)
         if table is None:
             table = self.positions[key] = [[0] * len(order) for _ in ORDER_ITEMS[name]]
-        for position, item in enumerate(order):
-            table[index[item]][position] += 1
+        # one pass over the whole dealt order per match (102 cards): the rows looked up in bulk
+        for position, row in enumerate(map(index.__getitem__, order)):
+            table[row][position] += 1
         firsts: dict[Any, int] = {}
         wanted = TRIPLE_ITEMS[name]
         for position, item in enumerate(order):
