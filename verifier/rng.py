@@ -69,7 +69,9 @@ class RandomStream:
             raise ValueError(f"a random stream key is 32 bytes, got {len(key)}")
         self._key = key
         self.label = label
-        self._prefix = _RNG_PREFIX + label.encode("utf-8") + b"\x00"
+        #: what precedes the counter in each block's message, made with the first block: the
+        #: verifier opens a stream for every ply, and most plies draw nothing
+        self._prefix: bytes | None = None
         self._counter = 0
         #: the current block's integers not yet drawn, last one first (list.pop is cheap)
         self._pending: list[int] = []
@@ -77,7 +79,7 @@ class RandomStream:
     def _blocks(self, count: int) -> bytes:
         """The stream's next ``count`` blocks (HMAC-SHA256 of the prefix and the counter)."""
         inner, outer = _keyed(self._key)
-        prefix, counter = self._prefix, self._counter
+        prefix, counter = self._message_prefix(), self._counter
         self._counter = counter + count
         out = []
         for index in range(counter, counter + count):
@@ -94,9 +96,16 @@ class RandomStream:
             pending.extend(reversed(_FOUR_U64(self._blocks(1))))
         return pending.pop()
 
+    def _message_prefix(self) -> bytes:
+        prefix = self._prefix
+        if prefix is None:
+            prefix = self._prefix = _RNG_PREFIX + self.label.encode("utf-8") + b"\x00"
+        return prefix
+
     def _first_block(self) -> bytes:
         """Block 0 of the stream (for test vectors)."""
-        return hmac.digest(self._key, self._prefix + (0).to_bytes(8, "big"), "sha256")
+        return hmac.digest(self._key, self._message_prefix() + (0).to_bytes(8, "big"),
+                           "sha256")
 
     def randbelow(self, n: int) -> int:
         """An unbiased integer in [0, n), for 1 <= n <= 2^64."""
