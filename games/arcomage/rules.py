@@ -242,19 +242,11 @@ def _build(
     result: Outcome | None,
 ) -> ArcomageState:
     hands = (tuple(hand), state.hands[1]) if seat == 0 else (state.hands[0], tuple(hand))
-    return ArcomageState(
-        battlefield=state.battlefield,
-        infinite=state.infinite,
-        turn=turn,
-        phase=phase,
-        stats=tuple(stats),
-        hands=hands,
-        draw_pile=piles.draw_pile,
-        discard_pile=piles.discard_pile,
-        timeouts=timeouts,
-        last=last,
-        result=result,
-    )
+    # positional, in the fields' order (battlefield, infinite, turn, phase, stats, hands,
+    # draw_pile, discard_pile, timeouts, last, result): half the cost of naming all eleven,
+    # and every move of every verified match builds a state here
+    return ArcomageState(state.battlefield, state.infinite, turn, phase, tuple(stats), hands,
+                         piles.draw_pile, piles.discard_pile, timeouts, last, result)
 
 
 def _end_turn(
