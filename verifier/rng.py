@@ -35,6 +35,8 @@ _FOUR_U64 = struct.Struct(">4Q").unpack
 #: randbelow's acceptance limit for every small n, worked out once: computing it costs two
 #: big-integer operations, and a deal's shuffle needs one per card
 _LIMITS = tuple(_TWO_64 - (_TWO_64 % n) if n else 0 for n in range(1025))
+#: below every limit of the table: draws all under it are all accepted, whatever their n
+_BELOW_ALL_LIMITS = min(_LIMITS[2:])
 # HMAC-SHA256 by hand, from SHA-256 states already fed the key's inner and outer pads (RFC 2104:
 # the 32-byte key, zero-padded to SHA-256's 64-byte block, XOR 0x36 and 0x5C): a block then
 # costs two state copies and two small updates, under half of a one-shot hmac.digest, which
@@ -133,6 +135,18 @@ class RandomStream:
             # the blocks already pending are drawn first: the new ones go beneath them
             pending[:0] = struct.unpack(f">{4 * blocks}Q", self._blocks(blocks))[::-1]
         limits = _LIMITS
+        top = len(items) - 1
+        if 0 < top < len(limits) - 1:
+            # the usual case at once: the next ``top`` integers (the pending list is last one
+            # first) are all accepted when the largest is under every limit; otherwise (odds of
+            # about 2^-47 for a deal) nothing is taken and the loop below draws one by one
+            draws = pending[: -top - 1 : -1]
+            if max(draws) < _BELOW_ALL_LIMITS:
+                del pending[-top:]
+                for i, x in zip(range(top, 0, -1), draws, strict=True):
+                    j = x % (i + 1)
+                    items[i], items[j] = items[j], items[i]
+                return
         for i in range(len(items) - 1, 0, -1):
             n = i + 1
             limit = limits[n] if n < len(limits) else _TWO_64 - (_TWO_64 % n)

@@ -116,6 +116,22 @@ def test_draws_around_a_shuffle_follow_the_stream(key: bytes, before: int, size:
     assert [stream.randbelow(102) for _ in range(after)] == last
 
 
+def test_a_shuffle_redraws_a_value_past_its_limit() -> None:
+    # such a value (within 1024 of 2^64) almost never comes: plant one where the shuffle will
+    # draw it, and the shuffle must reject it and draw again, as randbelow does
+    key = hashlib.sha256(b"reject").digest()
+    stream, reference = RandomStream(key, "deck"), RandomStream(key, "deck")
+    stream._pending[:] = reference._pending[:] = [5, 2**64 - 1, 7]
+    items = list(range(102))
+    stream.shuffle(items)
+    expected = list(range(102))
+    for i in range(101, 0, -1):
+        j = reference.randbelow(i + 1)
+        expected[i], expected[j] = expected[j], expected[i]
+    assert items == expected
+    assert stream.randbelow(1000) == reference.randbelow(1000)
+
+
 @given(st.binary(min_size=32, max_size=32), st.text(max_size=20), st.integers(0, 200))
 def test_shuffle_is_a_permutation(key: bytes, label: str, size: int) -> None:
     items = list(range(size))
