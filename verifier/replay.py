@@ -463,25 +463,27 @@ class MatchReplayer:
         self.turn_seat, self.turn_began_ts = event["seat"], began
 
     def _advance(self, event: Mapping[str, Any], seat: int) -> None:
-        seq = event["seq"]
-        kind = event["type"]
-        rng = ply_stream(self.deal, self.ply) if self.deal is not None else None
-        self.ply += 1
-        if self.state is None or rng is None:
+        # once per play of every match: locals rather than attribute lookups
+        deal, state, ply = self.deal, self.state, self.ply
+        self.ply = ply + 1
+        if state is None or deal is None:
             return
+        rng = ply_stream(deal, ply)
         game = self.game
+        kind = event["type"]
         try:
             if kind == "move":
-                action = game.parse_action(event["action"])
-                self.state = game.apply(self.state, action, rng)
+                state = game.apply(state, game.parse_action(event["action"]), rng)
             elif kind == "timeout":
-                self.state = game.timeout(self.state, rng)
+                state = game.timeout(state, rng)
             else:
-                self.state = game.resign(self.state, seat)
+                state = game.resign(state, seat)
         except RulesError as e:
-            raise VerificationError("moves", f"{self.seat_name(seat)}: {e}", seq) from None
-        self.outcome = game.result(self.state)
-        if self.outcome is not None:
+            raise VerificationError("moves", f"{self.seat_name(seat)}: {e}",
+                                    event["seq"]) from None
+        self.state = state
+        outcome = self.outcome = game.result(state)
+        if outcome is not None:
             self.ended = True
 
     def _on_move(self, event: Mapping[str, Any]) -> None:
