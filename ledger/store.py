@@ -59,6 +59,8 @@ __all__ = [
 DB_FILE = "ledger.db"
 #: NORMAL survives a killed process; FULL also a power cut, at one fsync per append
 SQLITE_SYNCHRONOUS = os.environ.get("FAIRDEAL_SQLITE_SYNCHRONOUS", "NORMAL").upper()
+#: a listing offset past this names no row of any table (and an SQL integer overflows soon after)
+MAX_OFFSET = 2**62
 if SQLITE_SYNCHRONOUS not in ("NORMAL", "FULL", "EXTRA"):
     raise ValueError("FAIRDEAL_SQLITE_SYNCHRONOUS must be NORMAL, FULL or EXTRA")
 _EVENT_PREFIX = tag_prefix(Tag.EVENT)
@@ -396,6 +398,8 @@ class EventStore:
             query = query.where(_MATCHES.c.game == game)
         if status is not None:
             query = query.where(_MATCHES.c.status.in_(list(status)))
+        if offset > MAX_OFFSET:  # past any table, and past what SQL's integers hold
+            return []
         query = query.limit(limit).offset(offset)
         with self.engine.connect() as conn:
             return [dict(row) for row in conn.execute(query).mappings()]

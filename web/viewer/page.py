@@ -28,11 +28,20 @@ _VIEW_SLOT = "\x00view\x00"
 AUTOPLAY_SPEEDS = ((2000, "0.5×"), (1000, "1×"), (500, "2×"), (250, "4×"))
 
 
+#: no query number means anything beyond this (a page, a step): larger ones are clamped, so
+#: ``?page=9223372036854775807`` shows an empty page instead of overflowing the database
+MAX_QUERY_INT = 10**9
+
+
 def int_arg(name: str, default: int) -> int:
-    """The query argument ``name`` as an integer; ``default`` when absent or not a number."""
+    """The query argument ``name`` as an integer within +-MAX_QUERY_INT; ``default`` when
+    absent or not a number (a 5,000-digit one included)."""
     raw = request.args.get(name, "")
+    if len(raw) > 12:
+        return default if not raw.lstrip("+-").isdigit() else (
+            -MAX_QUERY_INT if raw.startswith("-") else MAX_QUERY_INT)
     try:
-        return int(raw)
+        return max(-MAX_QUERY_INT, min(MAX_QUERY_INT, int(raw)))
     except ValueError:
         return default
 
