@@ -129,6 +129,9 @@ def open_engine(url: str, *, pg_schema: str | None = None, create: bool = True) 
         kwargs["connect_args"] = {"options": f"-c search_path={pg_schema}"}
     # one connection per request thread without waiting for the pool (16+ threads per process)
     kwargs.update(pool_size=20, max_overflow=40)
+    # a driver error's message must never quote a statement's parameters: the matches row
+    # holds the server seed until the reveal, and errors get logged
+    kwargs["hide_parameters"] = True
     engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)

@@ -16,6 +16,7 @@ from typing import Any
 
 from flask import Flask
 
+from ..security import init_headers
 from . import bp
 from .sources import MemoryLedger
 
@@ -28,6 +29,7 @@ def create_viewer_app(store: Any = None, config: dict[str, Any] | None = None) -
     app.config.update(config or {})
     app.extensions["fairdeal.viewer.store"] = store if store is not None else MemoryLedger()
     app.register_blueprint(bp)
+    init_headers(app)  # the viewer's pages get the same headers as under the full app
     return app
 
 

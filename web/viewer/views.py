@@ -10,6 +10,7 @@ from werkzeug.exceptions import HTTPException
 
 from fairdeal.games import GAME_NAMES
 
+from ..security import VIEWER_CSP
 from . import bp
 from .loading import MATCH_ID, game_or_none, ledger, load_stored, load_upload, verdict
 from .matches import LoadedMatch
@@ -18,11 +19,8 @@ from .present import badges, date_words, game_title, result_words
 from .sources import summarize
 from .upload import UPLOAD_LIMIT
 
-#: the viewer's pages load scripts, styles and images from here only; the games' SVG may use
-#: inline style attributes
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-       "img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; "
-       "frame-ancestors 'self'")
+#: the viewer's policy (web/security.py sets it, and the other headers, on every response)
+CSP = VIEWER_CSP
 
 
 # --- pages --------------------------------------------------------------------------------
@@ -157,13 +155,6 @@ def match_live(match_id: str) -> Any:
 
 
 
-@bp.after_request
-def security_headers(response: Response) -> Response:
-    """Defence in depth for pages that show uploaded content: no inline script runs, ever."""
-    response.headers.setdefault("Content-Security-Policy", CSP)
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "same-origin")
-    return response
 
 
 
