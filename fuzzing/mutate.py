@@ -105,9 +105,12 @@ def _set(root: Any, path: tuple[Any, ...], value: Any) -> Any:
     if not path:
         return value
     parent = root
-    for step in path[:-1]:
-        parent = parent[step]
-    parent[path[-1]] = value
+    try:
+        for step in path[:-1]:
+            parent = parent[step]
+        parent[path[-1]] = value
+    except (KeyError, IndexError, TypeError):  # an earlier edit changed what the path names
+        pass
     return root
 
 
