@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test bench bench-ledger lint clean fuzz fuzz-atheris
+.PHONY: install demo test bench bench-ledger lint clean fuzz fuzz-atheris faults
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +63,13 @@ fuzz-atheris: $(STAMP)
 	$(BIN)/pip install --quiet atheris
 	nice -n 10 $(BIN)/python -m fuzzing.atheris_verify -max_total_time=$(FUZZ_SECONDS) \
 		-timeout=2 -rss_limit_mb=2048 out/fuzz/atheris-corpus
+
+## The fault loop (not in the test suite, which kills 3 times): the server SIGKILLed mid-write
+## 100 times, then the disk-full and PostgreSQL stop/start tests (a private cluster on its own
+## port; the shared server is never touched).
+KILL_ROUNDS ?= 100
+faults: $(STAMP)
+	FAIRDEAL_KILL_ROUNDS=$(KILL_ROUNDS) $(BIN)/pytest -q -p no:cacheprovider tests/hostile/test_faults.py
 
 ## ruff everywhere; mypy --strict on the pure layers. mypy cannot follow the editable install's
 ## folder mapping, so it reads them through a fairdeal/ folder of links.

@@ -12,6 +12,7 @@ what was lost); a retry with the same ``action_id`` is safe either way (idempote
 from __future__ import annotations
 
 import logging
+import sqlite3
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
@@ -23,9 +24,22 @@ log = logging.getLogger("fairdeal.web")
 
 #: what a client should wait before retrying
 RETRY_AFTER_S = 1
-#: the driver errors that mean "the database is not there now", not "this request is wrong"
+
+def _driver_errors() -> tuple[type[BaseException], ...]:
+    """The drivers' own classes too: the ledger's hot path talks to the driver directly."""
+    found: list[type[BaseException]] = [sqlite3.OperationalError]
+    try:
+        import psycopg
+    except ImportError:  # PostgreSQL support is optional
+        pass
+    else:
+        found.append(psycopg.OperationalError)
+    return tuple(found)
+
+
+#: the errors that mean "the database is not there now", not "this request is wrong"
 UNAVAILABLE = (exc.OperationalError, exc.InterfaceError, exc.TimeoutError,
-               exc.DisconnectionError)
+               exc.DisconnectionError, *_driver_errors())
 
 
 def _reason(error: BaseException) -> str:
