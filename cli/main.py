@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from fairdeal.games import GAME_NAMES, RulesError, get_bots, get_game
-from fairdeal.verifier.bundle import Bundle, InvalidBundle
+from fairdeal.verifier.bundle import MAX_BUNDLE_BYTES, Bundle, InvalidBundle
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
 from fairdeal.verifier.replay import replay_steps
 from fairdeal.verifier.report import VerificationError
@@ -158,8 +158,11 @@ def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
 
 
 def _read(path: str) -> bytes:
+    """A file's bytes; past MAX_BUNDLE_BYTES only one byte more is read (the verifier then
+    refuses it by its size, naming the limit), so a huge file cannot fill the memory."""
     try:
-        return Path(path).read_bytes()
+        with Path(path).open("rb") as stream:
+            return stream.read(MAX_BUNDLE_BYTES + 1)
     except OSError as e:
         raise click.FileError(path, hint=e.strerror or str(e)) from None
 
@@ -199,7 +202,7 @@ def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
     failures = 0
     reports = []
     for path in files:
-        data = sys.stdin.buffer.read() if path == "-" else _read(path)
+        data = sys.stdin.buffer.read(MAX_BUNDLE_BYTES + 1) if path == "-" else _read(path)
         report = verify_bytes(data, trusted_key, pinned_seats)
         failures += not report.ok
         if as_json:
@@ -220,7 +223,7 @@ def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
 @click.option("--json", "as_json", is_flag=True, help="States as JSON.")
 def replay(file: str, step: int | None, as_json: bool) -> None:
     """Re-derive and print the states of a sealed match, step by step."""
-    data = sys.stdin.buffer.read() if file == "-" else _read(file)
+    data = sys.stdin.buffer.read(MAX_BUNDLE_BYTES + 1) if file == "-" else _read(file)
     try:
         bundle = Bundle.from_bytes(data)
     except InvalidBundle as e:

@@ -16,13 +16,16 @@ from typing import Any
 
 from .protocol import BUNDLE_FORMAT, EVENT_TYPES, PROTOCOL
 
-__all__ = ["MAX_BUNDLE_BYTES", "MAX_INT", "Bundle", "InvalidBundle", "parse_json", "shown",
+__all__ = ["MAX_BUNDLE_BYTES", "MAX_EVENTS", "MAX_INT", "Bundle", "InvalidBundle", "parse_json", "shown",
            "validate_event"]
 
 #: a bundle larger than this is refused before parsing (a long match is well under 1 MiB)
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024
 #: how deeply an action or the params may nest
 MAX_DEPTH = 16
+#: a bundle with more events is refused before any is checked: replaying each costs time, and a
+#: long match holds a few hundred (the longest fixture: under 300)
+MAX_EVENTS = 20_000
 #: integers are 64-bit signed: every field that holds one (a seq, a ts, a card index) fits, and
 #: so does every database column and any other language's integer type
 MAX_INT = 2**63 - 1
@@ -122,7 +125,9 @@ def _depth(value: Any, limit: int, where: str) -> None:
 def parse_json(data: bytes | str, max_bytes: int = MAX_BUNDLE_BYTES) -> Any:
     """Strict JSON: UTF-8, no floats, no NaN, no duplicate keys, bounded size and depth."""
     if len(data) > max_bytes:
-        raise InvalidBundle(f"file is {len(data)} bytes, more than the {max_bytes} allowed")
+        # (a reader may stop one byte past the limit: say "larger", not a size it never saw)
+        raise InvalidBundle(f"file is larger than the {max_bytes} bytes "
+                            f"({max_bytes / 2**20:g} MiB) allowed")
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8")
@@ -322,6 +327,9 @@ class Bundle:
         events = data.get("events")
         if not isinstance(events, list) or not events:
             raise InvalidBundle("events: expected a non-empty list of events")
+        if len(events) > MAX_EVENTS:
+            raise InvalidBundle(f"events: {len(events)} events, more than the {MAX_EVENTS} a "
+                                "bundle may hold")
         for index, event in enumerate(events):
             validate_event(event, f"events[{index}]")
         if events[0]["type"] != "genesis":
