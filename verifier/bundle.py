@@ -16,8 +16,8 @@ from typing import Any
 
 from .protocol import BUNDLE_FORMAT, EVENT_TYPES, PROTOCOL
 
-__all__ = ["MAX_BUNDLE_BYTES", "MAX_EVENTS", "MAX_INT", "Bundle", "InvalidBundle", "parse_json", "shown",
-           "validate_event"]
+__all__ = ["MAX_BUNDLE_BYTES", "MAX_EVENTS", "MAX_INT", "Bundle", "InvalidBundle", "parse_json",
+           "shown", "validate_event"]
 
 #: a bundle larger than this is refused before parsing (a long match is well under 1 MiB)
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024
