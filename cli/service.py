@@ -161,10 +161,12 @@ def keys_show(obj: Context) -> None:
 @click.option("--turn-limit", type=click.IntRange(1, 86_400), default=60, show_default=True,
               help="Seconds per action.")
 @click.option("--signed", is_flag=True, help="Seats register keys and sign their moves.")
+@click.option("--duration", type=click.FloatRange(0, 86_400), default=None,
+              help="Start no match after this many seconds (a load run; -n is then a cap).")
 @click.option("--pace", type=click.FloatRange(0, 3_600), default=0.0, show_default=True,
               help="Seconds each bot thinks before a move, so people can watch live.")
 def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
-         turn_limit: int, signed: bool, pace: float) -> None:
+         turn_limit: int, signed: bool, pace: float, duration: float | None = None) -> None:
     """Bots play live matches against a running server through the API."""
     from fairdeal.ledger.client import ApiClient, ApiError, play_matches
 
@@ -178,12 +180,13 @@ def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
     try:
         for item in play_matches(server, game.lower(), count, concurrency=concurrency,
                                  seed=seed, turn_limit_ms=turn_limit * 1000, signed=signed,
-                                 pace=pace):
+                                 pace=pace, duration=duration):
             if "stats" in item:
                 stats = item["stats"]
                 click.echo(f"{stats.matches} matches, {stats.moves} moves in "
                            f"{stats.seconds:.2f} s: {stats.moves_per_second:.0f} moves/s "
-                           f"({stats.conflicts} conflicts)")
+                           f"({stats.conflicts} conflicts); move latency p50 "
+                           f"{stats.latency_ms(0.5):.1f} ms, p99 {stats.latency_ms(0.99):.1f} ms")
                 continue
             result = item["result"] or {}
             click.echo(f"{item['id']}  {item['moves']} moves  winner {result.get('winner')} "

@@ -128,11 +128,20 @@ class PlayStats:
     requests: int = 0
     seconds: float = 0.0
     results: list[dict[str, Any]] = field(default_factory=list)
+    #: seconds from sending each move to its acknowledgement (the load figures' latency)
+    latencies: list[float] = field(default_factory=list, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def moves_per_second(self) -> float:
         return self.moves / self.seconds if self.seconds else 0.0
+
+    def latency_ms(self, quantile: float) -> float:
+        """The move latency at ``quantile`` (0.5: the median), in milliseconds."""
+        if not self.latencies:
+            return 0.0
+        ordered = sorted(self.latencies)
+        return 1000 * ordered[min(len(ordered) - 1, int(quantile * len(ordered)))]
 
 
 def play_match(client: ApiClient, game: str, *, rng: random.Random,
@@ -196,6 +205,7 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
                      "ts": body["ts"], "seat": current, "action": action,
                      "action_id": body["action_id"]}
             body["sig"] = keys[current].sign(move_message(draft)).hex()
+        sent = time.perf_counter()
         try:
             answer = call("POST", f"/matches/{match_id}/actions", body, tokens[current])
         except ApiError as e:
@@ -209,8 +219,10 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
         views[current] = answer["view"]
         moves += 1
         if stats is not None:
+            took = time.perf_counter() - sent
             with stats.lock:
                 stats.moves += 1
+                stats.latencies.append(took)
     summary = call("GET", f"/matches/{match_id}")
     result = {"id": match_id, "moves": moves, "result": summary.get("result")}
     if stats is not None:
@@ -222,14 +234,18 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
 
 def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
                  seed: int | None = None, turn_limit_ms: int | None = 60_000,
-                 signed: bool = False, pace: float = 0.0) -> Iterator[dict[str, Any]]:
+                 signed: bool = False, pace: float = 0.0,
+                 duration: float | None = None) -> Iterator[dict[str, Any]]:
     """Play ``count`` matches, ``concurrency`` at a time; yield each result as it ends, then the
-    final PlayStats (as the generator's return value via ``stats``)."""
+    final PlayStats (as the generator's return value via ``stats``). With ``duration``, no
+    match starts after that many seconds (the ones under way finish): a load run of a set
+    length, ``count`` its cap."""
     stats = PlayStats()
     master = random.Random(seed)
-    seeds = [master.randbytes(16) for _ in range(count)]
-    queue = list(reversed(seeds))
+    queue = [master.randbytes(16) for _ in range(count)]
+    queue.reverse()
     queue_lock = threading.Lock()
+    deadline = None if duration is None else time.perf_counter() + duration
     done: list[dict[str, Any]] = []
     errors: list[BaseException] = []
     client = ApiClient(base_url)
@@ -237,7 +253,8 @@ def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
     def worker() -> None:
         while True:
             with queue_lock:
-                if not queue or errors:
+                if not queue or errors or (deadline is not None
+                                           and time.perf_counter() > deadline):
                     return
                 match_seed = queue.pop()
             try:
