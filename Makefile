@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test bench bench-ledger lint clean fuzz fuzz-atheris faults
+.PHONY: install demo test bench bench-ledger lint clean fuzz fuzz-atheris faults bench-load bench-durability
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,16 @@ bench: $(STAMP)
 
 bench-ledger: $(STAMP)
 	$(BIN)/python bench/bench_ledger.py
+
+## The load run: fairdeal play -c 16 for 60 s against gunicorn on SQLite (and PostgreSQL when
+## FAIRDEAL_TEST_POSTGRES_URL is set); moves/s, p50/p99, errors, every chain verified after.
+bench-load: $(STAMP)
+	$(BIN)/python bench/bench_load.py --seconds 60 --concurrency 16
+
+## synchronous=FULL: fairdeal's appends against the eventsourcing library's SQLite recorder,
+## 1 and 16 writers, medians of 5 alternating runs (pip install eventsourcing).
+bench-durability: $(STAMP)
+	$(BIN)/python bench/bench_ledger.py --durability 5 --moves 1600
 
 ## The documented fuzz run (not in the test suite; docs/hardening.md has its figures): a
 ## million mutated inputs against the verifier, the CLI, the API's bodies, the import and the
