@@ -45,12 +45,17 @@ def _free_port() -> int:
 
 
 def run(backend: str, seconds: float, concurrency: int, workers: int, threads: int,
-        pg_url: str | None, profile: Path | None) -> dict[str, Any]:
+        pg_url: str | None, profile: Path | None, server_path: str | None = None
+        ) -> dict[str, Any]:
+    """One load run; ``server_path`` serves another checkout's code (a folder holding
+    ``fairdeal/`` with its layers: the anchor), with the same bots and the same checks."""
     folder = Path(tempfile.mkdtemp(prefix="fairdeal-load-"))
     env = {k: v for k, v in os.environ.items()
            if k not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}
     env["FAIRDEAL_DATA_DIR"] = str(folder)
     env["FAIRDEAL_RATE_LIMITS"] = "off"  # the bots create matches far faster than a person
+    if server_path is not None:
+        env["PYTHONPATH"] = server_path
     schema = None
     url = f"sqlite:///{folder / 'ledger.db'}"
     if backend == "postgresql":
@@ -93,7 +98,8 @@ def run(backend: str, seconds: float, concurrency: int, workers: int, threads: i
         server.wait(timeout=30)
         log.close()
     found = _STATS.search(played.stdout)
-    result: dict[str, Any] = {"backend": backend, "exit": played.returncode,
+    result: dict[str, Any] = {"backend": backend + (" (anchor)" if server_path else ""),
+                              "exit": played.returncode,
                               "stderr": played.stderr[-500:]}
     if found:
         matches, moves, took, rate, conflicts, p50, p99 = found.groups()
@@ -133,19 +139,28 @@ def main() -> None:
     parser.add_argument("--postgres", default=os.environ.get("FAIRDEAL_TEST_POSTGRES_URL"))
     parser.add_argument("--profile", type=Path, default=None,
                         help="py-spy raw profile of one worker (SQLite run) to this file")
+    parser.add_argument("--anchor", default=None, metavar="FOLDER",
+                        help="also serve the code in FOLDER/fairdeal (e.g. the commit before a "
+                        "change), alternating with this checkout in the same run")
+    parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
     backends = ["sqlite"] + (["postgresql"] if args.postgres else [])
-    rows = [run(backend, args.seconds, args.concurrency, args.workers, args.threads,
-                args.postgres, args.profile if backend == "sqlite" else None)
-            for backend in backends]
+    rows = []
+    for _ in range(args.rounds):
+        for backend in backends:
+            for path in ([args.anchor] if args.anchor else []) + [None]:
+                rows.append(run(backend, args.seconds, args.concurrency, args.workers,
+                                args.threads, args.postgres,
+                                args.profile if backend == "sqlite" and not path else None,
+                                path))
     print(f"gunicorn -w {args.workers} --threads {args.threads}; fairdeal play -c "
           f"{args.concurrency} --duration {args.seconds:g}; load average now "
           f"{os.getloadavg()[0]:.1f}")
-    print(f"{'database':<11}{'moves':>8}{'s':>7}{'moves/s':>9}{'p50 ms':>8}{'p99 ms':>8}"
+    print(f"{'database':<20}{'moves':>8}{'s':>7}{'moves/s':>9}{'p50 ms':>8}{'p99 ms':>8}"
           f"{'errors':>8}{'409s':>6}{'verified':>10}")
     for row in rows:
         errors = 0 if row["exit"] == 0 else 1
-        print(f"{row['backend']:<11}{row.get('moves', 0):>8}{row.get('seconds', 0):>7.1f}"
+        print(f"{row['backend']:<20}{row.get('moves', 0):>8}{row.get('seconds', 0):>7.1f}"
               f"{row.get('moves_per_s', 0):>9}{row.get('p50_ms', 0):>8.1f}"
               f"{row.get('p99_ms', 0):>8.1f}{errors:>8}{row.get('conflicts', 0):>6}"
               f"{row['verified']:>6}/{row['verified'] + row['failed']}")

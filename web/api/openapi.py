@@ -19,7 +19,10 @@ def _errors(*statuses: int) -> dict[str, Any]:
     words = {400: "Malformed request (code names the problem)",
              401: "Missing or malformed bearer token", 403: "Not a seat of this match",
              404: "No such match", 409: "Conflict: stale expected_seq, or not over yet",
-             413: "Body too large", 422: "Refused by the rules or the protocol"}
+             413: "Body too large", 422: "Refused by the rules or the protocol",
+             429: "Rate limited (Retry-After says when to try again)",
+             503: "The database is unavailable (Retry-After; a retry with the same "
+                  "action_id is safe)"}
     return {str(status): _json(_ERROR, words[status]) for status in statuses}
 
 
@@ -98,7 +101,7 @@ def openapi_document() -> dict[str, Any]:
                             "seat": {"type": "integer"}, "name": {"type": "string"},
                             "token": {"type": "string"}}}}}},
                         "The match, with one secret token per seat (shown only here)"),
-                        **_errors(400, 413)}},
+                        **_errors(400, 413, 429, 503)}},
                 "get": {
                     "summary": "List matches, newest first",
                     "parameters": [
@@ -135,7 +138,7 @@ def openapi_document() -> dict[str, Any]:
                     "ts": {"type": "integer"}, "sig": {"type": "string"}},
                     ["action", "expected_seq", "action_id"]),
                 "responses": {"201": _PLAYED, "200": _PLAYED,
-                              **_errors(400, 401, 403, 404, 409, 413, 422)}}},
+                              **_errors(400, 401, 403, 404, 409, 413, 422, 503)}}},
             "/matches/{match_id}/resign": {"post": {
                 "summary": "Resign: the match ends, the seed is revealed, the bundle sealed",
                 "parameters": [_MATCH_ID], "security": _SEAT,
@@ -173,7 +176,7 @@ def openapi_document() -> dict[str, Any]:
                                 "content": {"application/json": {"schema": {"type": "object"}}}},
                 "responses": {"201": _json({"type": "object", "properties": {
                     "id": {"type": "string"}, "report": {"type": "object"}}}, "Imported"),
-                    **_errors(409, 413, 422)}}},
+                    **_errors(409, 413, 422, 429, 503)}}},
             "/keys": {"get": {
                 "summary": "The server's public keys (ed25519:<hex>)",
                 "responses": {"200": _json({"type": "object"}, "Keys")}}},
