@@ -292,21 +292,28 @@ class EventStore:
         connection = self.engine.raw_connection()
         try:
             cursor = connection.cursor()
+            alone = len(batch) == 1  # the common case without contention: no savepoint
             try:
-                cursor.execute("BEGIN IMMEDIATE")
+                if not alone:
+                    cursor.execute("BEGIN IMMEDIATE")
                 for job in batch:
-                    cursor.execute("SAVEPOINT append")
+                    if not alone:
+                        cursor.execute("SAVEPOINT append")
                     try:
                         cursor.executemany(self._insert_sql, job.rows)
                         if job.update_sql is not None:
                             cursor.execute(job.update_sql, job.values)
                     except dbapi.IntegrityError as e:
-                        cursor.execute("ROLLBACK TO append")
+                        if alone:
+                            connection.rollback()
+                        else:
+                            cursor.execute("ROLLBACK TO append")
                         job.error = ConflictError(
                             f"match {job.match_id}: position {job.expected_seq} was taken by "
                             "another writer", next_seq=None)
                         job.error.__cause__ = e
-                    cursor.execute("RELEASE append")
+                    if not alone:
+                        cursor.execute("RELEASE append")
                 connection.commit()
             except BaseException as e:
                 connection.rollback()
