@@ -13,14 +13,16 @@ from typing import Any
 
 import click
 
-from fairdeal.games import GAME_NAMES, RulesError, get_bots, get_game
+from fairdeal.games import GAME_NAMES, RulesError, get_bots, get_game, get_rules
 from fairdeal.verifier.bundle import MAX_BUNDLE_BYTES, Bundle, InvalidBundle
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
+from fairdeal.verifier.receipts import InvalidReceipts, Receipt, parse_receipts
 from fairdeal.verifier.replay import replay_steps
 from fairdeal.verifier.report import VerificationError
-from fairdeal.verifier.verify import verify_bytes
+from fairdeal.verifier.verify import UnknownSeat, verify_bytes
 
-from .output import print_records, report_lines
+from .output import outcome_words, print_records, report_lines
+from .paths import bundle_paths
 
 DEFAULT_DATA_DIR = click.get_app_dir("fairdeal")
 
@@ -54,9 +56,15 @@ def _game_choice() -> click.Choice:
 @cli.command()
 @click.argument("game", type=_game_choice())
 @click.option("--json", "as_json", is_flag=True, help="Print the rules data as JSON.")
-def rules(game: str, as_json: bool) -> None:
+@click.option("--rules-version", default=None, metavar="VERSION",
+              help="An older rules version a recorded match may name (default: the newest).")
+def rules(game: str, as_json: bool, rules_version: str | None) -> None:
     """Show a game's cards, troops and boards (GAME: one of the registered games)."""
-    rules_game = get_game(game.lower())
+    try:
+        rules_game = (get_game(game.lower()) if rules_version is None
+                      else get_rules(game.lower(), rules_version))
+    except RulesError as e:
+        raise click.BadParameter(str(e), param_hint="--rules-version") from None
     data = rules_game.rules_data()
     if as_json:
         click.echo(json.dumps({"game": rules_game.name, "rules_version": rules_game.rules_version,
@@ -111,7 +119,8 @@ def _parse_params(game_name: str, pairs: tuple[str, ...], named: dict[str, str |
 @click.option("--seed", default=None,
               help="Make the run byte-for-byte reproducible (seeds, clock, keys).")
 @click.option("--turn-limit", type=click.IntRange(1, 86_400), default=60, show_default=True,
-              help="Seconds per action before the server writes a timeout.")
+              help="Seconds per action before the server writes a timeout (a game may fix "
+                   "it: Wyrdstone takes 60 s for the whole turn).")
 @click.option("--signed", is_flag=True, help="Seats register keys and sign their moves.")
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Folder for the bundles, one <match id>.json each.")
@@ -141,20 +150,48 @@ def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
         from fairdeal.ledger.keys import load_or_create_server_key
 
         server_key = load_or_create_server_key(obj.data_dir)
+    try:  # a game may fix the limit (wyrdstone/2: 60 s for the whole turn)
+        get_game(game).turn_timer(params, turn_limit * 1000)
+    except RulesError as e:
+        raise click.BadParameter(str(e), param_hint="--turn-limit") from None
     settings = SimulationSettings(game=game, params=params, bots=(names[0], names[1]),
                                   turn_limit_ms=turn_limit * 1000, signed_moves=signed)
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
+    signed_with = None
     for bundle in simulate_matches(settings, count, seed=seed, server_key=server_key):
+        signed_with = bundle["signature"]["key"]
         match_id = bundle["events"][0]["match_id"]
         path = folder / f"{match_id}.json"
         path.write_text(json.dumps(bundle, ensure_ascii=False, separators=(",", ":")) + "\n",
                         encoding="utf-8")
-        result = bundle["events"][-1]["result"]
-        seat_names = get_game(game).seat_names
-        winner = ("draw" if result["winner"] is None
-                  else f"seat {seat_names[result['winner']]} won")
-        click.echo(f"{path}  {len(bundle['events'])} events, {winner} ({result['reason']})")
+        players = [seat["name"] for seat in bundle["events"][0]["seats"]]
+        outcome = outcome_words(game, bundle["events"][-1]["result"], players)
+        click.echo(f"{path}  {len(bundle['events'])} events, {outcome}")
+        if signed:
+            # what `verify --seat-key` takes, so that a player's key can be pinned
+            seat_names = get_game(game).seat_names
+            keys = " ".join(f"{seat_names[event['seat']]}={event['public_key']}"
+                            for event in bundle["events"] if event["type"] == "seat_key")
+            click.echo(f"  seat keys: {keys}")
+    # the key, so that `verify --trusted-key` can be given the right one
+    if seed is None:
+        click.echo(f"signed with {signed_with} (the server key of {obj.data_dir}, as "
+                   "`fairdeal keys show` prints it)")
+    else:
+        click.echo(f"signed with {signed_with} (derived from --seed {seed!r}, not the server "
+                   "key: pin this one with --trusted-key)")
+
+
+def checked_key(text: str | None, option: str) -> str | None:
+    """An ``ed25519:HEX`` key given on the command line, or a usage error naming the option."""
+    if text is None:
+        return None
+    try:
+        parse_public_key(text.strip())
+    except InvalidKey as e:
+        raise click.BadParameter(str(e), param_hint=option) from None
+    return text.strip()
 
 
 def _read(path: str) -> bytes:
@@ -169,26 +206,28 @@ def _read(path: str) -> bytes:
 
 @cli.command()
 @click.argument("files", nargs=-1, required=True,
-                type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+                type=click.Path(exists=True, allow_dash=True))
+@click.option("-r", "--recursive", is_flag=True,
+              help="A folder's bundles include those in its folders, at any depth.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON report per file.")
 @click.option("--trusted-key", default=None, metavar="ed25519:HEX",
               help="Pin the server key: fail unless the bundle is signed by it.")
 @click.option("--seat-key", "seat_keys", multiple=True, metavar="SEAT=ed25519:HEX",
-              help="Pin a player's move-signing key (SEAT is its name, e.g. A, or index).")
+              help="Pin a player's signing key (SEAT is its name, e.g. A, or index).")
+@click.option("--receipts", "receipt_files", multiple=True, metavar="FILE",
+              type=click.Path(exists=True, dir_okay=False),
+              help="A player's receipts (as `fairdeal play --receipts` keeps them): every "
+                   "event the server signed for must be in the bundle, unchanged.")
 @click.option("-v", "--verbose", is_flag=True, help="List every check, not only the verdict.")
-def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
-           seat_keys: tuple[str, ...], verbose: bool) -> None:
-    """Verify match bundles offline: the chain, the signature, the commitment, the deal,
-    every move under the rules, the timers and the result.
+def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: str | None,
+           seat_keys: tuple[str, ...], receipt_files: tuple[str, ...], verbose: bool) -> None:
+    """Verify match bundles offline: the chain, the signature, the commitment, the players'
+    seeds, the deal, every move under the rules, the timers and the result — and say who could
+    have influenced each deal. A folder stands for the .json files in it.
 
     Exit status 0 when every file verifies, 1 when any does not, 2 for a usage error.
     """
-    if trusted_key is not None:
-        try:
-            parse_public_key(trusted_key.strip())
-        except InvalidKey as e:
-            raise click.BadParameter(str(e), param_hint="--trusted-key") from None
-        trusted_key = trusted_key.strip()
+    trusted_key = checked_key(trusted_key, "--trusted-key")
     pinned_seats: dict[str, str] = {}
     for pair in seat_keys:
         seat, sep, key = pair.partition("=")
@@ -199,11 +238,20 @@ def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
         except InvalidKey as e:
             raise click.BadParameter(str(e), param_hint="--seat-key") from None
         pinned_seats[seat.strip()] = key.strip()
+    receipts: list[Receipt] | None = None
+    for receipt_file in receipt_files:
+        try:
+            receipts = (receipts or []) + parse_receipts(_read(receipt_file))
+        except InvalidReceipts as e:
+            raise click.BadParameter(f"{receipt_file}: {e}", param_hint="--receipts") from None
     failures = 0
     reports = []
-    for path in files:
+    for path in bundle_paths(files, recursive):
         data = sys.stdin.buffer.read(MAX_BUNDLE_BYTES + 1) if path == "-" else _read(path)
-        report = verify_bytes(data, trusted_key, pinned_seats)
+        try:
+            report = verify_bytes(data, trusted_key, pinned_seats, receipts)
+        except UnknownSeat as e:
+            raise click.BadParameter(f"{path}: {e}", param_hint="--seat-key") from None
         failures += not report.ok
         if as_json:
             reports.append({"file": path, **report.to_json()})
@@ -222,7 +270,8 @@ def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
               help="Only the state after step N (0 is the deal, N the N-th play).")
 @click.option("--json", "as_json", is_flag=True, help="States as JSON.")
 def replay(file: str, step: int | None, as_json: bool) -> None:
-    """Re-derive and print the states of a sealed match, step by step."""
+    """Re-derive and print the states of a sealed match, step by step, as the game's own text
+    (--json: one JSON state a line)."""
     data = sys.stdin.buffer.read(MAX_BUNDLE_BYTES + 1) if file == "-" else _read(file)
     try:
         bundle = Bundle.from_bytes(data)
@@ -238,20 +287,28 @@ def replay(file: str, step: int | None, as_json: bool) -> None:
     except VerificationError as e:
         raise click.ClickException(f"cannot replay {file}: {e}") from None
     game = replayer.game
+    if not steps:
+        outcome = replayer.outcome
+        why = f" ({outcome.reason})" if outcome is not None else ""
+        raise click.ClickException(f"{file}: the match ended before any deal was made{why}: "
+                                   "there are no states to replay")
     if step is not None:
         if step >= len(steps):
             raise click.BadParameter(f"the match has steps 0 to {len(steps) - 1}",
                                      param_hint="--step")
-        steps = [steps[step]]
     previous = None
+    if step is not None:
+        # the step before, so that the step's words can say what was played
+        previous = steps[step - 1].state if step else None
+        steps = [steps[step]]
     for item in steps:
-        state_json = game.state_to_json(item.state)
         if as_json:
-            click.echo(json.dumps({"step": item.number, "seq": item.seq, **state_json},
-                                  ensure_ascii=False))
+            click.echo(json.dumps({"step": item.number, "seq": item.seq,
+                                   **game.state_to_json(item.state)}, ensure_ascii=False))
             continue
         click.echo(f"step {item.number} (event {item.seq}): {_step_words(game, previous, item)}")
-        click.echo("  " + json.dumps(state_json, ensure_ascii=False))
+        click.echo(game.render_text(item.state))
+        click.echo()
         previous = item.state
 
 

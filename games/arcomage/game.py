@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..base import JSON, InvalidAction, InvalidParams, Outcome, Rng
+from ..base import JSON, InvalidAction, InvalidParams, Outcome, Rng, TurnTimer, header_timer
 from . import rules
 from .cards import BATTLEFIELD_BY_ID, BATTLEFIELDS, CARD_BY_ID, CARDS
 from .render import render_svg
@@ -104,6 +104,10 @@ class ArcomageGame:
         """The current seat's turn timed out (see rules.timeout)."""
         return rules.timeout(state, rng)
 
+    def turn_timer(self, params: Mapping[str, JSON], turn_limit_ms: int | None) -> TurnTimer:
+        """The header's limit, for each action (the creator picks it)."""
+        return header_timer(turn_limit_ms)
+
     def resign(self, state: ArcomageState, seat: int) -> ArcomageState:
         """``seat`` resigns: the other seat wins."""
         return rules.resign(state, seat)
@@ -144,6 +148,12 @@ class ArcomageGame:
         if state.phase == DISCARD and state.last is not None and state.last[2] is not None:
             return f"{seat} discards {label} for {CARD_BY_ID[state.last[2]].name}"
         return f"{seat} discards {label}"
+
+    def render_text(self, state: ArcomageState, seat: int | None = None) -> str:
+        """The state as plain text for a terminal (see text.render_text)."""
+        from .text import render_text
+
+        return render_text(state, seat)
 
     def render_svg(self, state: ArcomageState, seat: int | None = None, *,
                    spectator: bool = False) -> str:

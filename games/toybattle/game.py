@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..base import JSON, IllegalAction, InvalidParams, Outcome, Rng
+from ..base import JSON, IllegalAction, InvalidParams, Outcome, Rng, TurnTimer, header_timer
 from .actions import Action, Draw, Place, Skip, parse_action
 from .boards import BOARD_BY_ID, BOARDS, SEAT_NAMES
 from .describe import describe_action
@@ -157,6 +157,10 @@ class ToyBattle:
             work.end_turn()
         return work.done(LastEvent(seat, "timeout"))
 
+    def turn_timer(self, params: Mapping[str, JSON], turn_limit_ms: int | None) -> TurnTimer:
+        """The header's limit, for each action (the creator picks it)."""
+        return header_timer(turn_limit_ms)
+
     def resign(self, state: State, seat: int) -> State:
         """``seat`` resigns: the other seat wins (reason ``resigned``)."""
         if state.outcome is not None:
@@ -196,6 +200,12 @@ class ToyBattle:
     def describe_action(self, state: State, action: Action) -> str:
         """One line for people about ``action`` taken in ``state``."""
         return describe_action(state, action)
+
+    def render_text(self, state: State, seat: int | None = None) -> str:
+        """The state as plain text for a terminal (see text.render_text)."""
+        from .text import render_text
+
+        return render_text(state, seat)
 
     def render_svg(self, state: State, seat: int | None = None, *,
                    spectator: bool = False) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,8 @@ ROOT = Path(__file__).parents[2] / "fixtures" / "bundles"
 HONEST = ROOT / "honest" / "arcomage-archmage-citadel-normal.json"
 TAMPERED = ROOT / "tampered" / "swapped-card.json"
 KEY = (ROOT / "server-key.txt").read_text().strip()
+SWAPPED_AT = json.loads((ROOT.parent / "tampered-expected.json").read_text())[
+    "swapped-card"]["seq"]
 
 
 def fairdeal(
@@ -35,7 +38,7 @@ def test_verify_ok_and_fail_with_exit_codes() -> None:
     both = fairdeal("verify", str(HONEST), str(TAMPERED))
     assert both.returncode == 1
     assert f"FAIL: {TAMPERED}" in both.stdout
-    assert "moves check failed at event 5" in both.stdout
+    assert f"moves check failed at event {SWAPPED_AT}" in both.stdout
     assert "not in seat B's hand" in both.stdout
 
 
@@ -50,16 +53,18 @@ def test_verify_json_report() -> None:
     assert result.returncode == 1
     report = json.loads(result.stdout)
     assert report["ok"] is False
-    assert report["failure"] == {"check": "moves", "seq": 5,
+    assert report["failure"] == {"check": "moves", "seq": SWAPPED_AT,
                                  "reason": report["failure"]["reason"]}
     assert [c["name"] for c in report["checks"]][:3] == ["format", "chain", "signature"]
 
 
 def test_verbose_lists_every_check() -> None:
     result = fairdeal("verify", "-v", str(HONEST))
-    for name in ("format", "chain", "signature", "rules", "commitment", "timing", "deal",
-                 "moves", "move-signatures", "timers", "result"):
+    for name in ("format", "chain", "signature", "rules", "commitment", "seeds", "timing",
+                 "deal", "moves", "seat-signatures", "timers", "result", "receipts"):
         assert f"] {name}:" in result.stdout
+    assert "[skip] receipts:" in result.stdout
+    assert "  deal: " in result.stdout
 
 
 @pytest.mark.parametrize("content", [b"", b"not json", b"[1,2", b"{}", b'{"format": 3}',
@@ -182,18 +187,116 @@ def test_seat_keys_can_be_pinned() -> None:
                     "--seat-key", f"1={keys[1]}")
     assert both.returncode == 0, both.stdout
     assert "pinned: A, B" in both.stdout
+    assert both.stdout.startswith("OK: ") and "seat keys A, B pinned" in both.stdout
+    # a wrong key is reported at the event where the seat registered its key
+    b_key_event = next(e["seq"] for e in events if e["type"] == "seat_key" and e["seat"] == 1)
     other = fairdeal("verify", str(signed), "--seat-key", f"B={keys[0]}")
     assert other.returncode == 1
-    assert "move-signatures check failed" in other.stdout
+    assert f"seat-signatures check failed at event {b_key_event}" in other.stdout
     assert "not the pinned key" in other.stdout
+    # a seat that never registered one, at its first seed event
     unsigned = fairdeal("verify", str(HONEST), "--seat-key", f"A={keys[0]}")
+    first_seed = next(e["seq"] for e in json.loads(HONEST.read_text())["events"]
+                      if e.get("seat") == 0)
     assert unsigned.returncode == 1
     assert "registered no key" in unsigned.stdout
+    assert f"at event {first_seed}" in unsigned.stdout
+    # a seat the match does not have is the caller's mistake: a usage error
     nobody = fairdeal("verify", str(signed), "--seat-key", f"blue={keys[0]}")
-    assert nobody.returncode == 1
-    assert "seats are A, B" in nobody.stdout
+    assert nobody.returncode == 2
+    assert "seats are A, B" in nobody.stderr
+    assert_no_traceback(nobody)
     malformed = fairdeal("verify", str(signed), "--seat-key", "A:ed25519:00")
     assert malformed.returncode == 2
     assert "--seat-key" in malformed.stderr
     for result in (both, other, unsigned, nobody, malformed):
         assert_no_traceback(result)
+
+
+def test_verify_a_folder_reads_its_bundles(tmp_path: Path) -> None:
+    tampered = sorted((ROOT / "tampered").glob("*.json"))
+    # pinned: one tampered file is re-signed under a key of its own
+    result = fairdeal("verify", "--trusted-key", KEY, str(ROOT / "tampered"))
+    assert result.returncode == 1
+    verdicts = [line for line in result.stdout.splitlines() if line.startswith(("OK:", "FAIL:"))]
+    assert verdicts == [f"FAIL: {path}" for path in tampered]
+    assert "is a directory" not in result.stdout + result.stderr
+    honest = fairdeal("verify", "--trusted-key", KEY, str(ROOT / "honest"))
+    assert honest.returncode == 0, honest.stdout
+    assert honest.stdout.count("OK: ") == len(list((ROOT / "honest").glob("*.json")))
+
+
+def test_verify_r_goes_down_the_folders_and_the_corpus_has_no_stray_file() -> None:
+    result = fairdeal("verify", "-r", "--trusted-key", KEY, str(ROOT))
+    lines = result.stdout.splitlines()
+    oks = {line.split()[1] for line in lines if line.startswith("OK: ")}
+    fails = {line.split()[1] for line in lines if line.startswith("FAIL: ")}
+    # every bundle below, v1's archive too, and nothing that is not one
+    assert oks | fails == {str(path) for path in ROOT.rglob("*.json")}
+    assert oks == {str(path) for path in ROOT.rglob("honest/*.json")}
+    assert fails == {str(path) for path in ROOT.rglob("tampered/*.json")}
+    assert result.returncode == 1
+
+
+def test_verify_an_empty_folder_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "inner").mkdir()
+    (tmp_path / "inner" / "a.json").write_bytes(HONEST.read_bytes())
+    flat = fairdeal("verify", str(tmp_path))
+    assert flat.returncode == 2
+    assert "no .json file" in flat.stderr and "-r" in flat.stderr
+    deep = fairdeal("verify", "-r", str(tmp_path))
+    assert deep.returncode == 0, deep.stdout
+    assert_no_traceback(flat)
+
+
+def test_a_folder_s_receipts_files_are_not_taken_for_bundles(tmp_path: Path) -> None:
+    """`play --receipts DIR` writes <match id>.receipts.json; `verify DIR` reads bundles only."""
+    (tmp_path / "m.json").write_bytes(HONEST.read_bytes())
+    (tmp_path / "m.receipts.json").write_text('{"format": "fairdeal.receipts/1"}')
+    result = fairdeal("verify", str(tmp_path))
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.count("OK: ") == 1 and "receipts.json" not in result.stdout
+
+
+@pytest.mark.parametrize("game, column", [("arcomage", "effect"), ("toybattle", "effect"),
+                                          ("wyrdstone", "text")])
+def test_rules_wraps_to_the_terminal_and_cuts_no_word(game: str, column: str) -> None:
+    table = subprocess.run([sys.executable, "-m", "fairdeal.cli", "rules", game],
+                           capture_output=True, text=True, env={**os.environ, "COLUMNS": "160"})
+    assert table.returncode == 0, table.stderr
+    assert max(len(line) for line in table.stdout.splitlines()) <= 160
+    tokens = set(table.stdout.split())
+    data = json.loads(fairdeal("rules", game, "--json").stdout)
+    records = next(value for value in data.values()
+                   if isinstance(value, list) and value and column in value[0])
+    for record in records:
+        words = str(record[column]).split()
+        missing = [word for word in words if word not in tokens]
+        assert not missing, f"{record.get('name')}: {missing} cut from {record[column]!r}"
+    assert "…" not in table.stdout
+
+
+@pytest.mark.parametrize("content, named", [
+    (b"not json", "not valid JSON"),
+    (b'{"format": "x"}', "format"),
+    (b'[{"match_id": "m"}]', "missing field"),
+    (b'[{"match_id": "m", "seq": -1, "event": "00", "ts": 0, "key": "k", "sig": "s"}]',
+     "receipts[0].seq"),
+])
+def test_a_malformed_receipts_file_is_a_usage_error(tmp_path: Path, content: bytes,
+                                                    named: str) -> None:
+    path = tmp_path / "receipts.json"
+    path.write_bytes(content)
+    result = fairdeal("verify", str(HONEST), "--receipts", str(path))
+    assert result.returncode == 2
+    assert named in result.stderr
+    assert_no_traceback(result)
+
+
+def test_receipts_for_another_match_are_not_counted(tmp_path: Path) -> None:
+    path = tmp_path / "receipts.json"
+    path.write_text(json.dumps([{"match_id": "elsewhere", "seq": 1, "event": "ab" * 32,
+                                 "ts": 1, "key": KEY, "sig": "cd" * 64}]))
+    result = fairdeal("verify", "-v", str(HONEST), "--receipts", str(path))
+    assert result.returncode == 0, result.stdout
+    assert "[skip] receipts:" in result.stdout and "none of the 1 receipts" in result.stdout

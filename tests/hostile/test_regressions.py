@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from flask.testing import FlaskClient
 
-from fairdeal.games import InvalidParams
-from fairdeal.games.wyrdstone.params import normalize
+from fairdeal.games import InvalidParams, get_game
 from fairdeal.ledger.service import Ledger
 from fairdeal.verifier.bundle import MAX_INT, InvalidBundle, parse_json
 from fairdeal.verifier.canonical import CanonicalError, canonical_bytes
@@ -45,13 +44,13 @@ def test_canonical_bytes_names_a_lone_surrogate_instead_of_a_unicode_error() -> 
 @pytest.mark.parametrize("patron", [{}, {"name": "lich"}, ["lich"], 3])
 def test_wyrdstone_refuses_a_patron_that_is_not_a_name(patron: object) -> None:
     with pytest.raises(InvalidParams, match="A.patron must be a name or null"):
-        normalize({"A": {"school": "neutral", "patron": patron}})
+        get_game("wyrdstone").normalize_params({"A": {"school": "neutral", "patron": patron}})
 
 
 @pytest.mark.parametrize("school", [{}, ["fire"]])
 def test_wyrdstone_refuses_a_school_that_is_not_a_name(school: object) -> None:
     with pytest.raises(InvalidParams, match="A.school"):
-        normalize({"A": {"school": school}})
+        get_game("wyrdstone").normalize_params({"A": {"school": school}})
 
 
 def test_the_home_page_far_past_the_last_page_is_empty_not_a_500(client: FlaskClient) -> None:

@@ -9,7 +9,11 @@ from typing import Any
 import pytest
 
 from fairdeal.games import get_bots, get_game
+from fairdeal.verifier.report import CHECKS, OPTIONAL_CHECKS
 from fairdeal.web.app import create_app
+
+#: the checks that pass on an honest bundle (the optional ones are skipped without input)
+REQUIRED_CHECKS = len(CHECKS) - len(OPTIONAL_CHECKS)
 
 #: the seat tokens of the matches _play_some created (the ledger returns them only once)
 _TOKENS: dict[str, list[str]] = {}
@@ -55,7 +59,7 @@ def test_viewer_over_the_ledger_lists_imports_and_steps(ledger_app: Any,
     home = client.get("/").get_data(as_text=True)
     assert f"/m/{match_id}" in home and "✓ verified" in home and "1:00 per turn" in home
     page = client.get(f"/m/{match_id}?step=4").get_data(as_text=True)
-    assert 'id="step-number">4<' in page and page.count("status-pass") == 11
+    assert 'id="step-number">4<' in page and page.count("status-pass") == REQUIRED_CHECKS
     assert client.get(f"/m/{match_id}/step/5.json").get_json()["step"] == 5
     assert client.get("/m/0000000000000000").status_code == 404
 
@@ -120,3 +124,46 @@ def test_a_match_sealed_here_shows_this_servers_key(ledger_app: Any) -> None:
     page = client.get(f"/m/{match_id}").get_data(as_text=True)
     assert "✓ every check passed" in page and "this server's key" in page
     assert f"fairdeal verify --trusted-key {ledger.server_key.public_text} {match_id}.json" in page
+
+
+def test_a_forfeited_match_has_a_page_that_says_who_forfeited(tmp_path: Path) -> None:
+    """Seat B commits and never reveals: the match ends without a deal. Its page, the home list
+    and an upload of its bundle all work and say what happened."""
+    from fairdeal.ledger.service import Ledger
+    from fairdeal.verifier.protocol import client_commitment
+
+    now = [1_800_000_000_000]
+    ledger = Ledger.open(tmp_path, clock=lambda: now[0])
+    created = ledger.create_match("arcomage", {}, turn_limit_ms=5_000, seed_deadline_ms=10_000)
+    match_id = created["id"]
+    tokens = [seat["token"] for seat in created["seats"]]
+    for seat, token in enumerate(tokens):
+        ledger.add_seed(match_id, token, commitment=client_commitment(match_id, seat,
+                                                                        f"{seat + 1:02x}" * 32))
+    ledger.add_seed(match_id, tokens[0], "01" * 32)
+    now[0] += 20_000
+    app = create_app({"FAIRDEAL_LEDGER": ledger, "FAIRDEAL_SWEEPER": False, "TESTING": True})
+    client = app.test_client()
+    page = client.get(f"/m/{match_id}").get_data(as_text=True)
+    assert "committed but never revealed its seed: it forfeits" in page
+    assert "seed not revealed" in page
+    assert client.get("/").status_code == 200
+    uploaded = client.post("/upload", data={"bundle": (__import__("io").BytesIO(
+        ledger.bundle(match_id)), "forfeit.json")}, content_type="multipart/form-data")
+    assert uploaded.status_code == 303
+    assert client.get(uploaded.location).status_code == 200
+
+
+def test_a_live_match_s_link_preview_is_the_spectator_board_now(ledger_app: Any) -> None:
+    """og:image of a match in play: the public board as it stands, never a seat's hand."""
+    from fairdeal.web.viewer.preview import render_png
+
+    ledger = ledger_app.extensions["fairdeal.ledger"]
+    match_id = _play_some(ledger, 3)
+    client = ledger_app.test_client()
+    page = client.get(f"/m/{match_id}").get_data(as_text=True)
+    assert f'/m/{match_id}/step/' in page and 'property="og:image"' in page
+    response = client.get(f"/m/{match_id}/step/0.png")
+    assert response.status_code == 200 and response.mimetype == "image/png"
+    assert response.get_data() == render_png(ledger.spectator_svg(match_id))
+    assert response.headers["Cache-Control"] == "public, max-age=10"
