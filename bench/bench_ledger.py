@@ -149,6 +149,37 @@ def bench_eventsourcing(moves: int, writers: int = 1) -> float | None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def bench_store_append(moves: int, writers: int) -> float:
+    """Events per second through ``EventStore.append`` alone — what the eventsourcing recorder
+    does: a prepared event stored (INSERT and the match row's UPDATE, one transaction each),
+    no rules check and no view; ``writers`` threads, one match each."""
+    from fairdeal.ledger.store import StoredEvent
+
+    folder = Path(tempfile.mkdtemp(prefix="fairdeal-append-"))
+    ledger, close = _ledger("sqlite", folder, None)
+    try:
+        ids = [ledger.create_match(GAME, {}, turn_limit_ms=None)["id"] for _ in range(writers)]
+        per_writer = max(1, moves // writers)
+
+        def write(match_id: str) -> None:
+            for seq in range(1, per_writer + 1):
+                event = {"seq": seq, "prev": "0" * 64, "type": "move", "ts": seq, "seat": 0,
+                         "action": {"card": 42, "kind": "play"}, "action_id": uuid.uuid4().hex}
+                ledger.store.append(match_id, seq, [StoredEvent.of(event)],
+                                    {"next_seq": seq + 1})
+
+        threads = [threading.Thread(target=write, args=(match_id,)) for match_id in ids]
+        start = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return per_writer * writers / (time.perf_counter() - start)
+    finally:
+        close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def durability(moves: int, rounds: int) -> list[tuple[str, str, str, str]]:
     """fairdeal against eventsourcing at synchronous=FULL, 1 and 16 writers, alternating in the
     same run; medians of ``rounds``. Our figure counts whole moves (the rules check, the view
@@ -159,18 +190,23 @@ def durability(moves: int, rounds: int) -> list[tuple[str, str, str, str]]:
     store.SQLITE_SYNCHRONOUS = "FULL"
     try:
         for writers in (1, 16):
-            ours, theirs = [], []
+            ours, stored, theirs = [], [], []
             for _ in range(rounds):
                 es = bench_eventsourcing(moves, writers)
                 if es is None:
                     return [("durability", "sqlite", "-", "eventsourcing not installed")]
                 theirs.append(es)
                 ours.append(bench_in_process("sqlite", writers, moves, None)[1])
-            a, b = statistics.median(ours), statistics.median(theirs)
-            rows.append((f"synchronous=FULL, {writers} writer(s): fairdeal / eventsourcing",
-                         "sqlite", str(writers), f"{a:,.0f} / {b:,.0f} = {a / b:.2f}x "
-                         f"(medians of {rounds}; runs {', '.join(f'{x:.0f}' for x in ours)} / "
-                         f"{', '.join(f'{x:.0f}' for x in theirs)})"))
+                stored.append(bench_store_append(moves, writers))
+            b = statistics.median(theirs)
+            for label, figures in (("whole moves (Ledger.play)", ours),
+                                   ("EventStore.append alone", stored)):
+                a = statistics.median(figures)
+                rows.append((f"synchronous=FULL, {writers} writer(s), {label} / eventsourcing",
+                             "sqlite", str(writers), f"{a:,.0f} / {b:,.0f} = {a / b:.2f}x "
+                             f"(medians of {rounds}; runs "
+                             f"{', '.join(f'{x:.0f}' for x in figures)} / "
+                             f"{', '.join(f'{x:.0f}' for x in theirs)})"))
     finally:
         store.SQLITE_SYNCHRONOUS = "NORMAL"
     return rows
