@@ -325,4 +325,4 @@ def main() -> None:  # pragma: no cover - console entry point
     cli()
 
 
-from . import service  # noqa: E402,F401  (the ledger commands: serve, matches, export, ...)
+from . import gif, service  # noqa: E402,F401  (their commands: gif; serve, matches, export, ...)
