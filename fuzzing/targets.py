@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 from fairdeal.cli.main import cli
 from fairdeal.games import GAME_NAMES
+from fairdeal.ledger.errors import BadRequest
 from fairdeal.ledger.keys import load_or_create_server_key
 from fairdeal.ledger.service import Ledger
 from fairdeal.ledger.store import EventStore, open_engine
@@ -168,7 +169,10 @@ class ApiBodies(_App):
         self._new_playing()
 
     def _create(self, game: str) -> dict[str, Any]:
-        created: dict[str, Any] = self.ledger.create_match(game, {}, turn_limit_ms=None)
+        try:
+            created: dict[str, Any] = self.ledger.create_match(game, {}, turn_limit_ms=None)
+        except BadRequest:  # a game whose rules fix the turn limit (wyrdstone/2: 60 s)
+            created = self.ledger.create_match(game, {})
         return {"id": created["id"], "tokens": [seat["token"] for seat in created["seats"]]}
 
     def _new_seating(self) -> None:
