@@ -226,6 +226,7 @@ def bench_api(backend: str, matches: int, moves: int, pg_url: str | None,
     env = {k: v for k, v in os.environ.items()
            if k not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}
     env["FAIRDEAL_DATA_DIR"] = str(folder)
+    env["FAIRDEAL_RATE_LIMITS"] = "off"  # the bots create matches faster than the default allows
     if backend == "postgresql":
         assert pg_url is not None
         schema = "bench_" + secrets.token_hex(4)
