@@ -40,7 +40,8 @@ def test_every_response_carries_the_security_headers(client: FlaskClient) -> Non
            f"/api/v1/matches/{playing}/board.svg", "/api/v1/nothing-here",
            "/api/v1/matches/nope"]
     viewer = ["/", "/upload", f"/m/{ended}", f"/m/{ended}/bundle.json", f"/m/{playing}",
-              f"/m/{ended}/live.json", "/m/nope", "/no/such/page", "/static/viewer.css"]
+              f"/m/{ended}/live.json", "/m/nope", "/no/such/page", "/static/viewer.css",
+              "/verify", f"/m/{ended}.gif"]
     for path in api + viewer:
         response = client.get(path)
         headers = response.headers
