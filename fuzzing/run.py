@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--inputs", type=int, default=1_000_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--hypothesis", type=int, default=20_000,
+    parser.add_argument("--hypothesis", type=int, default=2_000,
                         help="Hypothesis examples on top of the mutation inputs")
     parser.add_argument("--out", default="out/fuzz")
     args = parser.parse_args(argv)
