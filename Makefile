@@ -4,8 +4,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install pyodide demo test bench bench-ledger lint clean fuzz fuzz-atheris faults bench-load \
-	bench-durability
+.PHONY: install pyodide demo test bench bench-ledger bench-log lint clean fuzz fuzz-atheris \
+	faults bench-load bench-durability
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -93,11 +93,16 @@ KILL_ROUNDS ?= 100
 faults: $(STAMP)
 	FAIRDEAL_KILL_ROUNDS=$(KILL_ROUNDS) $(BIN)/pytest -q -p no:cacheprovider tests/hostile/test_faults.py
 
+## The transparency log: appends per second and inclusion proofs at 1 million leaves (SQLite;
+## PostgreSQL too when FAIRDEAL_TEST_POSTGRES_URL is set).
+bench-log: $(STAMP)
+	$(BIN)/python bench/bench_log.py
+
 ## ruff everywhere; mypy --strict on the pure layers. mypy cannot follow the editable install's
 ## folder mapping, so it reads them through a fairdeal/ folder of links.
 lint: $(STAMP)
 	$(BIN)/pip install --quiet ruff mypy
-	$(BIN)/ruff check games verifier ledger web cli tests bench fixtures fuzzing
+	$(BIN)/ruff check games verifier audit ledger web cli tests bench fixtures fuzzing
 	rm -rf build/typecheck && mkdir -p build/typecheck/fairdeal
 	ln -s ../../../games build/typecheck/fairdeal/games
 	ln -s ../../../verifier build/typecheck/fairdeal/verifier

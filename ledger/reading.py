@@ -5,12 +5,13 @@ of moves, the public events, the sealed bundles, and the import of bundles from 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from fairdeal.games import RulesError
 from fairdeal.verifier.bundle import Bundle
 from fairdeal.verifier.canonical import canonical_bytes
+from fairdeal.verifier.logleaf import seat_counts as log_seat_counts
 from fairdeal.verifier.protocol import BUNDLE_FORMAT
 from fairdeal.verifier.record import MatchRecorder
 from fairdeal.verifier.replay import MatchReplayer
@@ -18,9 +19,10 @@ from fairdeal.verifier.report import Report, VerificationError
 from fairdeal.verifier.verify import chain_hashes, verify_bytes
 
 from .deadlines import Deadlines
-from .errors import ConflictError, MatchNotFound, NotEnded
+from .errors import BadRequest, ConflictError, MatchNotFound, NotEnded
 from .live import _Live, _status, log, seating_deadline
 from .store import StoredEvent
+from .tlog import LogError
 
 __all__ = ["ReadSide"]
 
@@ -191,8 +193,12 @@ class ReadSide(Deadlines):
                 raise RuntimeError("an event other than the reveal carries a seed")
         return events
 
-    def bundle_bytes(self, match_id: str) -> bytes | None:
-        """The sealed bundle (canonical JSON), or None while the match is not over."""
+    def bundle_bytes(self, match_id: str, log_size: int | None = None) -> bytes | None:
+        """The sealed bundle (canonical JSON), or None while the match is not over.
+
+        It carries the inclusion proofs of the match's genesis and seal leaves in ``log``
+        (c2sp.org/tlog-proof texts) against the latest checkpoint, or against the checkpoint
+        signed at ``log_size`` when given (one a user already trusts)."""
         row = self.store.match(match_id) if isinstance(match_id, str) else None
         if row is None:
             raise MatchNotFound(f"no match {match_id!r}")
@@ -202,18 +208,59 @@ class ReadSide(Deadlines):
             assert row is not None
             if row["seal_sig"] is None:
                 return None
+        note = None
+        if log_size is not None:
+            note = self.log.stored_checkpoint(log_size)
+            if note is None:
+                raise BadRequest(f"the log signed no checkpoint of size {log_size}",
+                                 code="invalid-size")
+        try:
+            proofs = self.log.tlog_proofs(match_id, note)
+        except LogError as e:
+            if note is not None:
+                raise
+            # the signer refuses to sign this tree (its tables were changed behind its back):
+            # the match stays exportable and verifiable; the refusal is loud where the log is
+            # shown (GET /log/checkpoint, /log, each match page)
+            log.error("bundle of %s exported without log proofs: %s", match_id, e.message)
+            proofs = {}
+        if note is not None and set(proofs) != {"genesis", "seal"}:
+            raise BadRequest(f"match {match_id} is not wholly in the checkpoint of size "
+                             f"{log_size}: it was sealed later", code="invalid-size")
         bodies = [stored.body.encode() for stored in self.store.read(match_id)]
         signature = canonical_bytes({"key": row["seal_key"], "sig": row["seal_sig"]})
+        log_part = b',"log":' + canonical_bytes(proofs) if proofs else b""
         return (b'{"events":[' + b",".join(bodies) + b'],"format":'
-                + json.dumps(BUNDLE_FORMAT).encode() + b',"signature":' + signature + b"}")
+                + json.dumps(BUNDLE_FORMAT).encode() + log_part + b',"signature":' + signature
+                + b"}")
 
-    def bundle(self, match_id: str) -> bytes:
+    def bundle(self, match_id: str, log_size: int | None = None) -> bytes:
         """The sealed bundle's bytes; NotEnded before the end."""
-        data = self.bundle_bytes(match_id)
+        data = self.bundle_bytes(match_id, log_size)
         if data is None:
             raise NotEnded(f"match {match_id} is not over: its bundle is sealed at the end, "
                            "after the reveal")
         return data
+
+    def sealed_bundles(self, page: int = 200) -> Iterator[tuple[str, bytes]]:
+        """Every sealed match's id and bundle, oldest first, read ``page`` rows at a time."""
+        for row in self._pages(page, ("ended", "imported")):
+            if row["seal_sig"] is not None:
+                data = self.bundle_bytes(row["id"])
+                if data is not None:
+                    yield row["id"], data
+
+    def seat_counts(self) -> dict[str, tuple[int, int]]:
+        """Per player name: matches created with them, and of those never sealed — counted
+        from the transparency log, where every match is a leaf from its creation on (imported
+        matches are not this server's and are not counted)."""
+        return log_seat_counts(leaf for _, leaf in self.log.every_leaf())
+
+    def _pages(self, page: int, status: Sequence[str] | None) -> Iterator[dict[str, Any]]:
+        after: tuple[int, str] | None = None
+        while rows := self.store.matches_after(after, page, status):
+            yield from rows
+            after = (rows[-1]["created_ms"], rows[-1]["id"])
 
     def import_bundle(self, data: bytes) -> tuple[str | None, Report]:
         """Verify a bundle from elsewhere and store it read-only when it passes.
@@ -264,4 +311,5 @@ class ReadSide(Deadlines):
     def keys(self) -> list[dict[str, Any]]:
         """The server's public keys (the one that signs new matches first)."""
         return [{"key": self.server_key.public_text, "key_id": self.server_key.key_id,
-                 "use": "seals matches created here"}]
+                 "use": "seals matches created here and signs the log's checkpoints",
+                 "log_origin": self.log.origin, "log_key": self.log.verifier_key.text()}]

@@ -12,6 +12,9 @@ Configuration (``create_app(config)`` keys, or the environment):
 - ``FAIRDEAL_RATE_LIMITS`` — ``off``, or ``create=60/60,upload=30/60,import=30/60`` (count per
   seconds, per client address; these are the defaults); env of the same name
   (see ``fairdeal.web.security``).
+- env ``FAIRDEAL_LOG_ORIGIN`` — the transparency log's origin (default
+  ``fairdeal.log/<server key id>``); env ``FAIRDEAL_LOG_WITNESSES`` — the witnesses' cosigner
+  keys whose cosignatures the log keeps (docs/ledger.md, "The transparency log").
 
 The ledger is ``app.extensions["fairdeal.ledger"]``; the viewer calls its methods
 (see ``fairdeal.ledger.service.Ledger``).
