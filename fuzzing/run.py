@@ -153,6 +153,9 @@ def main(argv: list[str] | None = None) -> int:
     share = [args.inputs // args.workers + (i < args.inputs % args.workers)
              for i in range(args.workers)]
     started = time.monotonic()
+    # the code under test is the checkout as the run starts (the workers import it then)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                            cwd=ROOT).stdout.strip()
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         jobs = [pool.apply_async(worker, (i, share[i], args.seed, args.out))
                 for i in range(args.workers)]
@@ -168,8 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         "found": [item for r in results for item in r["found"]],
         "seconds": round(time.monotonic() - started, 1),
         "workers": args.workers, "seed": args.seed, "python": sys.version.split()[0],
-        "commit": subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                                 cwd=ROOT).stdout.strip(),
+        "commit": commit,
         "load_average": os.getloadavg(),
     }
     (Path(args.out) / "summary.json").write_text(json.dumps(summary, indent=1))
