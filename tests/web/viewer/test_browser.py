@@ -320,6 +320,47 @@ def test_watch_a_live_match(page: Any, ledger_server: tuple[str, Any]) -> None:
     assert "this server's key" in page.locator("#key-fact").inner_text()
 
 
+def test_home_badges_say_who_signed(page: Any, ledger_server: tuple[str, Any]) -> None:
+    """A bundle re-forged under another key, posted to the API without authentication, reads
+    "signed by another server" and its key id in the browser, never "verified"."""
+    import urllib.request
+
+    from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
+
+    base, ledger = ledger_server
+    fixtures = Path(__file__).resolve().parents[3] / "fixtures" / "bundles" / "tampered"
+    forged = (fixtures / "reforged-under-new-key.json").read_bytes()
+    settings = SimulationSettings(game="arcomage", params={}, bots=("random", "greedy"))
+    ours = next(simulate_matches(settings, 1, seed="browser-own", server_key=ledger.server_key))
+    answers = []
+    for data in (forged, json.dumps(ours).encode()):
+        request = urllib.request.Request(f"{base}/api/v1/bundles", data=data, method="POST",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            answers.append(json.loads(response.read()))
+    forged_id, own_id = answers[0]["id"], answers[1]["id"]
+    signer = answers[0]["signed_by"]["key_id"]
+    page.goto(base + "/")
+    forged_card = page.locator(f".match-card:has(a[href='/m/{forged_id}'])")
+    badge = forged_card.locator(".verdict")
+    assert badge.inner_text() == f"signed by another server · key {signer}"
+    assert "verified" not in forged_card.inner_text()
+    assert badge.evaluate("e => getComputedStyle(e).display") != "none"
+    own_badge = page.locator(f".match-card:has(a[href='/m/{own_id}']) .verdict")
+    assert own_badge.inner_text() == "✓ verified"
+    _shot(page, "home-signers")
+    page.locator(".signer-filter a", has_text="Signed by another server").click()
+    page.wait_for_url("**signer=other**")
+    assert page.locator(f"a[href='/m/{forged_id}']").count() == 1
+    assert page.locator(f"a[href='/m/{own_id}']").count() == 0
+    assert page.locator(".verdict.ok").count() == 0
+    page.goto(f"{base}/m/{forged_id}")
+    panel = page.locator("#verification").inner_text()
+    assert f"signed by another server · key {signer}" in panel
+    assert "every check passed" not in panel
+    _shot(page, "match-signed-by-another-server")
+
+
 def test_stepping_works_without_javascript(browser: Any, server: str, long_match: Path) -> None:
     states = _replay(long_match)
     context = browser.new_context(java_script_enabled=False)
