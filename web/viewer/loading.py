@@ -17,7 +17,7 @@ from .matches import LoadedMatch, MatchCache, load_bundle, load_live
 from .sources import LedgerReader, MemoryLedger
 
 __all__ = ["MATCH_ID", "game_or_none", "judgement", "ledger", "load_stored", "load_upload",
-           "match_cache", "signer_verdict", "uploads", "verdict"]
+           "match_cache", "signer_verdict", "uploads"]
 
 MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
 _UPLOAD_KEY = re.compile(r"u-[0-9a-f]{32}\Z")
@@ -90,16 +90,11 @@ def load_upload(key: str) -> LoadedMatch:
     return match  # type: ignore[no-any-return]
 
 
-def verdict(match_id: str) -> str:
-    """"verified", "other-signer", "failed", "live" or "missing" for the home list (see
-    ``judgement``)."""
-    return judgement(match_id)[0]
-
-
 def judgement(match_id: str) -> tuple[str, str | None]:
     """``(verdict, signer)`` for the home list: only what this server checked itself.
 
-    "verified" means every check passed AND the bundle is signed by this server's own key;
+    The verdict is "verified", "other-signer", "failed", "live" or "missing". "verified"
+    means every check passed AND the bundle is signed by this server's own key;
     "other-signer" that every check passed under a key this server does not hold (``signer``
     is that key's id): anyone can seal a history under a key of their own and import it.
     A sealed bundle never changes, so its verdict is kept by match id (without the
