@@ -16,9 +16,10 @@ import click
 from fairdeal.games import GAME_NAMES, RulesError, get_bots, get_game
 from fairdeal.verifier.bundle import Bundle, InvalidBundle
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
+from fairdeal.verifier.receipts import InvalidReceipts, Receipt, parse_receipts
 from fairdeal.verifier.replay import replay_steps
 from fairdeal.verifier.report import VerificationError
-from fairdeal.verifier.verify import verify_bytes
+from fairdeal.verifier.verify import UnknownSeat, verify_bytes
 
 from .output import print_records, report_lines
 
@@ -171,12 +172,17 @@ def _read(path: str) -> bytes:
 @click.option("--trusted-key", default=None, metavar="ed25519:HEX",
               help="Pin the server key: fail unless the bundle is signed by it.")
 @click.option("--seat-key", "seat_keys", multiple=True, metavar="SEAT=ed25519:HEX",
-              help="Pin a player's move-signing key (SEAT is its name, e.g. A, or index).")
+              help="Pin a player's signing key (SEAT is its name, e.g. A, or index).")
+@click.option("--receipts", "receipt_files", multiple=True, metavar="FILE",
+              type=click.Path(exists=True, dir_okay=False),
+              help="A player's receipts (as `fairdeal play --receipts` keeps them): every "
+                   "event the server signed for must be in the bundle, unchanged.")
 @click.option("-v", "--verbose", is_flag=True, help="List every check, not only the verdict.")
 def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
-           seat_keys: tuple[str, ...], verbose: bool) -> None:
-    """Verify match bundles offline: the chain, the signature, the commitment, the deal,
-    every move under the rules, the timers and the result.
+           seat_keys: tuple[str, ...], receipt_files: tuple[str, ...], verbose: bool) -> None:
+    """Verify match bundles offline: the chain, the signature, the commitment, the players'
+    seeds, the deal, every move under the rules, the timers and the result — and say who could
+    have influenced each deal.
 
     Exit status 0 when every file verifies, 1 when any does not, 2 for a usage error.
     """
@@ -196,11 +202,20 @@ def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
         except InvalidKey as e:
             raise click.BadParameter(str(e), param_hint="--seat-key") from None
         pinned_seats[seat.strip()] = key.strip()
+    receipts: list[Receipt] | None = None
+    for receipt_file in receipt_files:
+        try:
+            receipts = (receipts or []) + parse_receipts(_read(receipt_file))
+        except InvalidReceipts as e:
+            raise click.BadParameter(f"{receipt_file}: {e}", param_hint="--receipts") from None
     failures = 0
     reports = []
     for path in files:
         data = sys.stdin.buffer.read() if path == "-" else _read(path)
-        report = verify_bytes(data, trusted_key, pinned_seats)
+        try:
+            report = verify_bytes(data, trusted_key, pinned_seats, receipts)
+        except UnknownSeat as e:
+            raise click.BadParameter(f"{path}: {e}", param_hint="--seat-key") from None
         failures += not report.ok
         if as_json:
             reports.append({"file": path, **report.to_json()})

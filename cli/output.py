@@ -10,7 +10,7 @@ import click
 
 from fairdeal.verifier.report import Report
 
-_MARK = {"pass": "ok  ", "fail": "FAIL", "not-checked": " -- "}
+_MARK = {"pass": "ok  ", "fail": "FAIL", "not-checked": " -- ", "skipped": "skip"}
 
 
 def _cell(value: Any) -> str:
@@ -37,11 +37,20 @@ def report_lines(path: str, report: Report, verbose: bool) -> Iterator[str]:
     facts = report.facts
     if report.ok:
         pinned = "" if facts.get("key_pinned") else "; server key not pinned"
+        seats = facts.get("seat_keys_pinned") or []
+        if seats:
+            pinned += f"; seat key{'s' if len(seats) > 1 else ''} {', '.join(seats)} pinned"
+        receipts = (facts.get("receipts") or {}).get("checked")
+        if receipts:
+            pinned += f"; {receipts} receipt{'s' if receipts > 1 else ''} match"
         yield f"OK: {path}  ({facts.get('game')}, {facts.get('events')} events, " \
               f"{_result(report)}, key {facts.get('key_id')}{pinned})"
     else:
         yield f"FAIL: {path}"
         yield f"  {report.failure}"
+    influence = facts.get("deal_influence")
+    if influence:
+        yield f"  deal: {influence['text']}"
     if verbose or not report.ok:
         for check in report.checks:
             if verbose or check.status == "fail":

@@ -163,13 +163,40 @@ def keys_show(obj: Context) -> None:
 @click.option("--seed", type=int, default=None, help="Seed the bots' choices.")
 @click.option("--turn-limit", type=click.IntRange(1, 86_400), default=60, show_default=True,
               help="Seconds per action.")
-@click.option("--signed", is_flag=True, help="Seats register keys and sign their moves.")
+@click.option("--signed", is_flag=True,
+              help="Seats register keys and sign their seeds and moves.")
 @click.option("--pace", type=click.FloatRange(0, 3_600), default=0.0, show_default=True,
               help="Seconds each bot thinks before a move, so people can watch live.")
+@click.option("--trusted-key", default=None, metavar="ed25519:HEX",
+              help="The server key the receipts must be signed by (default: what the server "
+                   "says at /keys).")
+@click.option("--receipts", "receipts_dir", default=None, type=click.Path(file_okay=False),
+              help="Keep each match's receipts and seat keys in DIR/<match id>.receipts.json "
+                   "(for `fairdeal verify --receipts`).")
 def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
-         turn_limit: int, signed: bool, pace: float) -> None:
-    """Bots play live matches against a running server through the API."""
-    from fairdeal.ledger.client import ApiClient, ApiError, play_matches
+         turn_limit: int, signed: bool, pace: float, trusted_key: str | None,
+         receipts_dir: str | None) -> None:
+    """Bots play live matches against a running server through the API.
+
+    Each bot checks every answer's signed receipt against what it sent, and at the end
+    verifies the sealed bundle with the server key, its own keys pinned and its receipts: a
+    server that changed anything is reported (exit 1)."""
+    from fairdeal.ledger.client import ApiClient, ApiError, TamperDetected, play_matches
+    from fairdeal.verifier.keys import InvalidKey, parse_public_key
+
+    if trusted_key is not None:
+        try:
+            parse_public_key(trusted_key.strip())
+        except InvalidKey as e:
+            raise click.BadParameter(str(e), param_hint="--trusted-key") from None
+        trusted_key = trusted_key.strip()
+    folder = Path(receipts_dir) if receipts_dir else None
+    if folder is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise click.BadParameter(f"cannot create {folder}: {e.strerror}",
+                                     param_hint="--receipts") from None
 
     if pace >= turn_limit:
         raise click.BadParameter(f"a bot thinking {pace} s would run out of its {turn_limit} s "
@@ -181,7 +208,7 @@ def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
     try:
         for item in play_matches(server, game.lower(), count, concurrency=concurrency,
                                  seed=seed, turn_limit_ms=turn_limit * 1000, signed=signed,
-                                 pace=pace):
+                                 pace=pace, server_key=trusted_key):
             if "stats" in item:
                 stats = item["stats"]
                 click.echo(f"{stats.matches} matches, {stats.moves} moves in "
@@ -189,8 +216,13 @@ def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
                            f"({stats.conflicts} conflicts)")
                 continue
             result = item["result"] or {}
+            if folder is not None:
+                path = folder / f"{item['id']}.receipts.json"
+                path.write_text(json.dumps(item["receipts"], indent=1) + "\n")
             click.echo(f"{item['id']}  {item['moves']} moves  winner {result.get('winner')} "
                        f"({result.get('reason')})")
+    except TamperDetected as e:
+        raise click.ClickException(f"the server cheated: {e}") from None
     except ApiError as e:
         raise click.ClickException(f"the server refused: {e}") from None
     except OSError as e:

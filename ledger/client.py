@@ -5,9 +5,11 @@ live matches through it — ``fairdeal play``: the demo data and a load generato
 The bots see only what a seat sees (its view and its ``legal_actions``) and choose uniformly
 among the legal actions. Every write answers with the writer's view after it, so a bot reads
 (GET) only when the other seat has moved since: one POST per move, and one GET per change of
-turn. With ``signed`` each seat registers an Ed25519 key and signs its moves:
-the event it signs is ``{seq: next_seq, prev: head, type: "move", ts, seat, action, action_id}``,
-with ``next_seq`` and ``head`` from the seat's view and ``ts`` its own clock.
+turn. With ``signed`` each seat registers an Ed25519 key and signs its seed events and moves:
+what it signs is ``seat_message`` of ``{seq: next_seq, prev: head, type, seat, …}`` (for a
+move ``action``, ``action_id`` and ``client_ts``, its own clock), with ``next_seq`` and ``head``
+from the seat's view. Every answer's receipt is checked against what was sent, and the sealed
+bundle is verified at the end with the seats' keys and the receipts.
 """
 
 from __future__ import annotations
@@ -24,9 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fairdeal.verifier.keys import SigningKey
-from fairdeal.verifier.protocol import move_message
+from fairdeal.verifier.protocol import client_commitment, event_hash, seat_message
+from fairdeal.verifier.receipts import RECEIPTS_FORMAT, InvalidReceipts, parse_receipts
+from fairdeal.verifier.verify import verify_bytes
 
-__all__ = ["ApiClient", "ApiError", "PlayStats", "play_match", "play_matches"]
+__all__ = ["ApiClient", "ApiError", "PlayStats", "ReceiptBook", "TamperDetected", "play_match",
+           "play_matches"]
 
 
 class ApiError(Exception):
@@ -117,6 +122,10 @@ class ApiClient:
         return value
 
 
+class TamperDetected(Exception):
+    """The server's answer contradicts what this client sent, or its own signed receipts."""
+
+
 @dataclass
 class PlayStats:
     """What a run of bot matches did."""
@@ -135,16 +144,67 @@ class PlayStats:
         return self.moves / self.seconds if self.seconds else 0.0
 
 
+class ReceiptBook:
+    """What one client keeps of a match: the server's signed receipt for every write it made,
+    each checked on arrival against the event the client sent.
+
+    ``check(answer, sent)`` refuses (TamperDetected) an answer whose stored event differs from
+    what was sent in any field the client chose, or whose receipt is not the server's signature
+    over that very event."""
+
+    def __init__(self, server_key: str | None) -> None:
+        self.server_key = server_key
+        self.receipts: list[dict[str, Any]] = []
+
+    def check(self, answer: dict[str, Any], sent: dict[str, Any]) -> None:
+        event = answer.get("event")
+        receipt = answer.get("receipt")
+        if not isinstance(event, dict) or not isinstance(receipt, dict):
+            raise TamperDetected("the server's answer carries no event or no receipt")
+        for name, value in sent.items():
+            if event.get(name) != value:
+                raise TamperDetected(
+                    f"the server stored {name}={event.get(name)!r} in event "
+                    f"{event.get('seq')}, but this client sent {value!r}")
+        try:
+            parsed = parse_receipts(json.dumps([receipt]))[0]
+        except InvalidReceipts as e:
+            raise TamperDetected(f"the server's receipt is malformed: {e}") from None
+        if self.server_key is not None and parsed.key != self.server_key:
+            raise TamperDetected(f"the receipt is signed by {parsed.key}, not by the server "
+                                 f"key {self.server_key}")
+        if not parsed.signature_valid():
+            raise TamperDetected("the server's receipt does not carry a valid signature")
+        if parsed.seq != event.get("seq") or parsed.event != event_hash(event):
+            raise TamperDetected(f"the receipt names event {parsed.seq} with hash "
+                                 f"{parsed.event[:16]}…, not the event the server answered")
+        self.receipts.append(receipt)
+
+    def to_json(self, match_id: str, seat_keys: list[str]) -> dict[str, Any]:
+        """What ``fairdeal play --receipts`` writes, and ``fairdeal verify --receipts`` reads."""
+        return {"format": RECEIPTS_FORMAT, "match_id": match_id,
+                "server_key": self.server_key, "seat_keys": seat_keys,
+                "receipts": self.receipts}
+
+
 def play_match(client: ApiClient, game: str, *, rng: random.Random,
                params: dict[str, Any] | None = None, turn_limit_ms: int | None = 60_000,
                signed: bool = False, stats: PlayStats | None = None,
                on_response: Callable[[Any], None] | None = None,
-               pace: float = 0.0) -> dict[str, Any]:
+               pace: float = 0.0, server_key: str | None = None,
+               verify: bool = True) -> dict[str, Any]:
     """Create a match and let two random bots play it to the end through the API.
 
-    Returns ``{"id", "moves", "result"}``. ``on_response`` sees every JSON answer (the secrecy
-    test records them). ``pace`` is how many seconds a bot thinks before each move (0: none),
-    so that people can watch the match live.
+    Every seed goes in two steps: each seat commits (or declines), then reveals once every
+    seat has committed. With ``signed`` each seat registers a key and signs its seed events and
+    moves. Every answer's receipt is checked against the event sent (``ReceiptBook``); with
+    ``verify`` the sealed bundle is fetched at the end and verified with the server key, the
+    seats' own keys pinned and the receipts — a server that changed anything is caught.
+
+    Returns ``{"id", "moves", "result", "receipts", "seat_keys"}``. ``on_response`` sees every
+    JSON answer (the secrecy test records them). ``pace`` is how many seconds a bot thinks
+    before each move (0: none), so that people can watch the match live. ``server_key``
+    pins the server's key (``ed25519:…``); without it the key is read from ``GET /keys``.
     """
     def call(method: str, path: str, body: Any = None, token: str | None = None) -> Any:
         value = client.call(method, path, body, token)
@@ -155,47 +215,88 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
             on_response(value)
         return value
 
+    if server_key is None:
+        server_key = call("GET", "/keys")["keys"][0]["key"]
+    book = ReceiptBook(server_key)
     created = call("POST", "/matches", {"game": game, "params": params or {},
                                         "turn_limit_ms": turn_limit_ms})
     match_id = created["id"]
     tokens = [seat["token"] for seat in created["seats"]]
     keys = [SigningKey.from_seed(rng.randbytes(32)) for _ in tokens] if signed else []
-    # each seat's latest view: every write answers with the writer's view after it, so a seat
-    # reads (GET) only when the other seat moved since its own last answer
-    views: list[dict[str, Any]] = []
+    latest: dict[str, Any] = {}
+
+    def write(path: str, seat: int, body: dict[str, Any], kind: str,
+              sent: dict[str, Any]) -> dict[str, Any]:
+        """One signed-if-need-be write of ``seat``, retried on a race for the position."""
+        for _ in range(50):
+            if signed:
+                body["expected_seq"] = latest["next_seq"]
+                draft = {"seq": latest["next_seq"], "prev": latest["head"], "type": kind,
+                         "seat": seat, **sent}
+                body["sig"] = keys[seat].sign(seat_message(draft)).hex()
+            try:
+                answer = call("POST", f"/matches/{match_id}{path}", body, tokens[seat])
+            except ApiError as e:
+                if e.status != 409 or not signed:
+                    raise
+                latest.update(call("GET", f"/matches/{match_id}", token=tokens[seat]))
+                continue
+            book.check(answer, {"type": kind, "seat": seat, **sent,
+                                **({"sig": body["sig"]} if signed else {})})
+            latest.update(answer["view"])
+            return answer
+        raise ApiError(409, "conflict", "could not find a free position to write")
+
     for seat, token in enumerate(tokens):
         if signed:
-            call("POST", f"/matches/{match_id}/seat-key", {"public_key": keys[seat].public_text},
-                 token)
-        seed = None if rng.random() < 0.2 else rng.randbytes(32).hex()
-        views.append(call("POST", f"/matches/{match_id}/seed", {"client_seed": seed},
-                          token)["view"])
+            answer = call("POST", f"/matches/{match_id}/seat-key",
+                          {"public_key": keys[seat].public_text}, token)
+            book.check(answer, {"type": "seat_key", "seat": seat,
+                                "public_key": keys[seat].public_text})
+            latest.update(answer["view"])
+    if not latest:
+        latest.update(call("GET", f"/matches/{match_id}", token=tokens[0]))
+    seeds: dict[int, str] = {}
+    for seat in range(len(tokens)):
+        if rng.random() < 0.2:
+            write("/seed", seat, {"client_seed": None}, "client_seed", {"client_seed": None})
+            continue
+        seeds[seat] = rng.randbytes(32).hex()
+        digest = client_commitment(match_id, seat, seeds[seat])
+        write("/seed", seat, {"commitment": digest}, "seed_commit", {"commitment": digest})
+    for seat, seed in seeds.items():
+        write("/seed", seat, {"client_seed": seed}, "seed_reveal", {"client_seed": seed})
+    # each seat's latest view: every write answers with the writer's view after it, so a seat
+    # reads (GET) only when the other seat moved since its own last answer
+    views: list[dict[str, Any]] = [dict(latest) for _ in tokens]
     moves = 0
     for _ in range(100_000):
-        latest = max(views, key=lambda view: view["next_seq"])
-        if latest["status"] in ("ended", "imported"):
+        newest = max(views, key=lambda view: view["next_seq"])
+        if newest["status"] in ("ended", "imported"):
             break
-        current = latest["current_seat"]
+        current = newest["current_seat"]
         if current is None:
             time.sleep(0.01)
             views[0] = call("GET", f"/matches/{match_id}", token=tokens[0])
             continue
         view = views[current]
-        if view["next_seq"] != latest["next_seq"] or not view["legal_actions"]:
+        if view["next_seq"] != newest["next_seq"] or not view["legal_actions"] \
+                or view["seat"] != current:
             view = views[current] = call("GET", f"/matches/{match_id}", token=tokens[current])
             if not view["legal_actions"]:
                 continue
         action = rng.choice(view["legal_actions"])
         if pace:
             time.sleep(pace)
+        action_id = secrets.token_hex(8)
         body: dict[str, Any] = {"action": action, "expected_seq": view["next_seq"],
-                                "action_id": secrets.token_hex(8)}
+                                "action_id": action_id}
+        sent: dict[str, Any] = {"type": "move", "seat": current, "action": action,
+                                "action_id": action_id}
         if signed:
-            body["ts"] = time.time_ns() // 1_000_000
-            draft = {"seq": view["next_seq"], "prev": view["head"], "type": "move",
-                     "ts": body["ts"], "seat": current, "action": action,
-                     "action_id": body["action_id"]}
-            body["sig"] = keys[current].sign(move_message(draft)).hex()
+            body["client_ts"] = sent["client_ts"] = time.time_ns() // 1_000_000
+            draft = {"seq": view["next_seq"], "prev": view["head"], **sent}
+            body["sig"] = sent["sig"] = keys[current].sign(seat_message(draft)).hex()
         try:
             answer = call("POST", f"/matches/{match_id}/actions", body, tokens[current])
         except ApiError as e:
@@ -206,13 +307,19 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
                     stats.conflicts += 1
             views[current] = call("GET", f"/matches/{match_id}", token=tokens[current])
             continue
+        book.check(answer, sent)
         views[current] = answer["view"]
         moves += 1
         if stats is not None:
             with stats.lock:
                 stats.moves += 1
     summary = call("GET", f"/matches/{match_id}")
-    result = {"id": match_id, "moves": moves, "result": summary.get("result")}
+    seat_keys = [key.public_text for key in keys]
+    if verify:
+        _verify_sealed(client, match_id, server_key, seat_keys, book)
+    result = {"id": match_id, "moves": moves, "result": summary.get("result"),
+              "seats": summary.get("seats"), "receipts": book.to_json(match_id, seat_keys),
+              "seat_keys": seat_keys}
     if stats is not None:
         with stats.lock:
             stats.matches += 1
@@ -220,9 +327,25 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
     return result
 
 
+def _verify_sealed(client: ApiClient, match_id: str, server_key: str, seat_keys: list[str],
+                   book: ReceiptBook) -> None:
+    """Fetch the sealed bundle and verify it as a player would: the server key and the seats'
+    own keys pinned, every receipt checked against it."""
+    status, data = client.raw("GET", f"/matches/{match_id}/bundle")
+    if status != 200:
+        raise TamperDetected(f"the server did not hand out the sealed bundle (HTTP {status})")
+    pins = {str(seat): key for seat, key in enumerate(seat_keys)}
+    receipts = parse_receipts(json.dumps(book.receipts))
+    report = verify_bytes(data, trusted_key=server_key, seat_keys=pins, receipts=receipts)
+    if not report.ok:
+        raise TamperDetected(f"the sealed bundle of match {match_id} does not verify: "
+                             f"{report.failure}")
+
+
 def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
                  seed: int | None = None, turn_limit_ms: int | None = 60_000,
-                 signed: bool = False, pace: float = 0.0) -> Iterator[dict[str, Any]]:
+                 signed: bool = False, pace: float = 0.0,
+                 server_key: str | None = None) -> Iterator[dict[str, Any]]:
     """Play ``count`` matches, ``concurrency`` at a time; yield each result as it ends, then the
     final PlayStats (as the generator's return value via ``stats``)."""
     stats = PlayStats()
@@ -243,7 +366,7 @@ def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
             try:
                 done.append(play_match(client, game, rng=random.Random(match_seed),
                                        turn_limit_ms=turn_limit_ms, signed=signed,
-                                       stats=stats, pace=pace))
+                                       stats=stats, pace=pace, server_key=server_key))
             except BaseException as e:  # noqa: BLE001  surfaced to the caller below
                 errors.append(e)
                 return

@@ -17,7 +17,7 @@ from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.record import MatchRecorder
 
 from .errors import ConflictError, LedgerError
-from .live import MAX_SKEW_MS, LiveMatches, _Live, log, now_ms
+from .live import MAX_SKEW_MS, LiveMatches, _Live, log, now_ms, seating_deadline
 from .store import EventStore
 
 __all__ = ["Deadlines"]
@@ -41,34 +41,48 @@ class Deadlines(LiveMatches):
         return live
 
     def _expire_seating(self, live: _Live) -> int:
-        """Past the seating deadline, decline the seed of every seat that has not added one
-        (``client_seed: null``, stamped with the deadline), so play starts."""
+        """Past the seating deadline, decline every seat that has not fixed its seed
+        (fairdeal/2: ``seed_expired``; fairdeal/1: ``client_seed: null``); past the reveal
+        deadline, forfeit every seat that committed and did not reveal (``seed_forfeit``: the
+        match ends, it is never re-dealt). Each event is stamped with its deadline."""
         with live.lock:
             recorder = live.recorder
-            deadline = live.seed_deadline_ms
-            if live.stale or recorder is None or deadline is None:
+            if live.stale or recorder is None:
                 return 0
             replayer = recorder.replayer
-            if replayer.started or self.clock() < deadline:
+            deadline = seating_deadline(recorder, live)
+            if deadline is None or replayer.started or replayer.ended \
+                    or self.clock() < deadline:
                 return 0
-            missing = [seat for seat, seeded in enumerate(replayer.seeded) if not seeded]
+            if replayer.commits_closed_ts is not None:
+                late = [seat for seat, seed in enumerate(replayer.seat_seeds)
+                        if seed.how == "committed"]
+                kind, fields = "seed_forfeit", {}
+            else:
+                late = [seat for seat, seeded in enumerate(replayer.seeded) if not seeded]
+                v1 = replayer.seating_ms is None
+                kind = "client_seed" if v1 else "seed_expired"
+                fields = {"client_seed": None} if v1 else {}
 
             def build(rec: MatchRecorder) -> None:
-                for seat in missing:  # never before an event a request stamped just now
-                    rec.append("client_seed", max(deadline, rec.replayer.last_ts), seat=seat,
-                               client_seed=None)
+                for seat in late:  # never before an event a request stamped just now
+                    rec.append(kind, max(deadline, rec.replayer.last_ts), seat=seat, **fields)
 
             try:
                 self._write(live, recorder.next_seq, build)
             except ConflictError:
-                pass  # another worker declined them (or a seed landed in time): catch up
-            return len(missing)
+                pass  # another worker wrote them (or a seed landed in time): catch up
+            return len(late)
 
     def _expire(self, live: _Live) -> int:
         """Decline the missing seeds past the seating deadline, then write every timeout whose
         deadline has passed; each event is stamped with its deadline."""
-        written = self._expire_seating(live)
-        if written:
+        written = 0
+        for _ in range(2):  # the seating deadline, then (fairdeal/2) the reveals'
+            expired = self._expire_seating(live)
+            if not expired:
+                break
+            written += expired
             live = self._catch_up(self._live(live.match_id))
         recorder = live.recorder
         if recorder is None or recorder.replayer.turn_limit_ms is None:

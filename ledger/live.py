@@ -44,7 +44,8 @@ _CHECK_CODES = {
     "moves": "illegal-action",
     "timing": "out-of-phase",
     "timers": "turn-expired",
-    "move-signatures": "bad-signature",
+    "seat-signatures": "bad-signature",
+    "seeds": "out-of-phase",
     "chain": "conflict",
     "rules": "rules",
     "deal": "rules",
@@ -99,6 +100,17 @@ class _Live:
         seating; None for matches stored before seating had a deadline)."""
         value = self.row.get("seed_deadline_ms") if self.row else None
         return value if isinstance(value, int) else None
+
+
+def seating_deadline(recorder: MatchRecorder, live: _Live) -> int | None:
+    """While seats fix their seeds: when the server declines (or, once every seed is fixed,
+    forfeits) the seats that are late. fairdeal/2 keeps both deadlines in the log itself."""
+    replayer = recorder.replayer
+    if replayer.seating_ms is None:
+        return live.seed_deadline_ms
+    if replayer.commits_closed_ts is not None:
+        return replayer.reveal_deadline
+    return replayer.seating_deadline
 
 
 class LiveMatches:
@@ -234,7 +246,7 @@ class LiveMatches:
         status = _status(recorder)
         deadline = None
         if status == "seating":  # the sweeper finds seatings by this deadline too
-            deadline = live.seed_deadline_ms
+            deadline = seating_deadline(recorder, live)
         elif status == "playing" and replayer.turn_limit_ms is not None:
             deadline = last["ts"] + replayer.turn_limit_ms
         update: dict[str, Any] = {"next_seq": recorder.next_seq, "status": status,

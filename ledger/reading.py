@@ -20,7 +20,7 @@ from fairdeal.verifier.verify import chain_hashes, verify_bytes
 
 from .deadlines import Deadlines
 from .errors import BadRequest, ConflictError, MatchNotFound, NotEnded
-from .live import _Live, _status, log
+from .live import _Live, _status, log, seating_deadline
 from .store import StoredEvent
 
 __all__ = ["ReadSide"]
@@ -116,12 +116,17 @@ class ReadSide(Deadlines):
             next_seq=recorder.next_seq, head=recorder.head, seat=seat,
             status=live.status, current_seat=current, started=replayer.started,
             seeded=list(replayer.seeded),
+            seeds=[seed.how for seed in replayer.seat_seeds],
+            seed_phase=(None if replayer.started or replayer.ended
+                        else "reveal" if replayer.revealing else "commit"),
+            protocol=recorder.protocol,
             seat_keys=[None if key is None else "ed25519:" + key.hex()
                        for key in replayer.seat_keys],
             deadline_ms=(replayer.last_ts + replayer.turn_limit_ms
                          if replayer.turn_limit_ms is not None and replayer.started
                          and not replayer.ended
-                         else live.seed_deadline_ms if not replayer.started else None),
+                         else seating_deadline(recorder, live)
+                         if not replayer.started and not replayer.ended else None),
             state=None if state is None else game.view(state, seat),
             legal_actions=legal,
         )

@@ -9,9 +9,10 @@ resignation, reveal and seal, export and import.
 - ``reading.ReadSide`` — views, SVG boards, captions, public events, bundles and import;
 - ``Ledger`` here — what the seats do: create, seat keys, client seeds, moves, resignation.
 
-Time: a move is stamped with the server clock when it is accepted, unless the seat signs its
-moves (then the client stamps it and signs it; the stamp must lie within ``max_skew_ms`` of the
-server clock). A timeout is always stamped with the deadline itself (previous event's ts +
+Time: every event is stamped with the server clock when it is accepted, and that clock alone
+governs every deadline; a seat that signs its moves puts its own clock in them (``client_ts``)
+as evidence only, so no seat can shorten the opponent's turn by backdating its move (matches
+created under fairdeal/1 keep the old rule until they end). A timeout is always stamped with the deadline itself (previous event's ts +
 turn limit), whether the background sweeper writes it on time or a request finds it late: the
 record is the same as if it had been written at the deadline.
 """
@@ -27,6 +28,8 @@ from fairdeal.games import RulesError, get_game
 from fairdeal.verifier.bundle import InvalidBundle
 from fairdeal.verifier.canonical import CanonicalError, canonical_bytes
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
+from fairdeal.verifier.protocol import PROTOCOL_V1, event_hash
+from fairdeal.verifier.receipts import receipt_json
 from fairdeal.verifier.record import MatchRecorder, make_genesis
 
 # the errors, the store and the layers stay importable from here, as before the split
@@ -121,7 +124,8 @@ class Ledger(ReadSide):
             genesis = make_genesis(game_name=game, params=params, seats=list(seats),
                                    match_id=match_id, server_seed=server_seed,
                                    server_key_id=self.server_key.key_id,
-                                   turn_limit_ms=turn_limit_ms, ts=created)
+                                   turn_limit_ms=turn_limit_ms, ts=created,
+                                   seating_ms=seed_deadline_ms)
         except RulesError as e:
             raise BadRequest(str(e), code="invalid-params") from None
         except (InvalidBundle, CanonicalError) as e:
@@ -163,29 +167,96 @@ class Ledger(ReadSide):
             recorder = self._writable(live)
             event = self._write(live, recorder.next_seq, lambda rec: rec.append(
                 "seat_key", self._stamp(rec), seat=seat, public_key=public_key))[0]
-            return {"event": event, "view": self._view_locked(live, seat)}
+            return self._answer(live, seat, event)
 
-    def add_seed(self, match_id: str, token: str | None, client_seed: Any) -> dict[str, Any]:
-        """A seat adds its client seed (64 hex) or declines (None). Play starts, and the deal is
-        fixed, once every seat has done one or the other. Returns ``{"event", "view"}``."""
+    def add_seed(self, match_id: str, token: str | None, client_seed: Any = None, *,
+                 commitment: Any = None, expected_seq: Any = None,
+                 sig: Any = None) -> dict[str, Any]:
+        """A seat's seed, in one step or two (fairdeal/2, docs/SPEC.md §4).
+
+        - ``commitment`` (64 hex): the first of two steps, a ``seed_commit``;
+        - ``client_seed`` (64 hex) after a commitment: its ``seed_reveal``, accepted only once
+          every seat has committed or declined, and only if it opens the commitment;
+        - ``client_seed`` (64 hex) without one: commit and reveal at once (``client_seed``);
+        - ``client_seed`` None (no commitment): decline.
+
+        A seat that registered a key signs the event (``expected_seq`` and ``sig`` over
+        ``seat_message`` of ``{seq, prev, type, seat, commitment | client_seed}``). Play starts,
+        and the deal is fixed, once every seed is in. Returns ``{"event", "view", "receipt"}``.
+        """
         live = self._fresh(match_id)
         seat = self._seat(live, token)
-        if client_seed is not None and (not isinstance(client_seed, str) or len(client_seed) != 64
-                                        or any(c not in "0123456789abcdef" for c in client_seed)):
-            raise BadRequest("client_seed must be 64 lowercase hex characters, or null to "
-                             "decline", code="invalid-seed")
+        for name, value in (("client_seed", client_seed), ("commitment", commitment)):
+            if value is not None and not _is_hex64(value):
+                raise BadRequest(f"{name} must be 64 lowercase hex characters"
+                                 + (", or null to decline" if name == "client_seed" else ""),
+                                 code="invalid-seed")
+        if commitment is not None and client_seed is not None:
+            raise BadRequest("send either a commitment (the first of two steps) or the seed, "
+                             "not both", code="invalid-seed")
         with live.lock:
             recorder = self._writable(live)
             replayer = recorder.replayer
-            if replayer.started:
-                raise Refused("the deal is fixed: every seat already added or declined its "
-                              "seed", code="out-of-phase")
-            if replayer.seeded[seat]:
-                raise Refused(f"seat {seat} already added or declined its seed",
+            v2 = recorder.protocol != PROTOCOL_V1
+            if replayer.started or replayer.ended:
+                raise Refused("the deal is fixed: every seat's seed is already in",
                               code="out-of-phase")
-            event = self._write(live, recorder.next_seq, lambda rec: rec.append(
-                "client_seed", self._stamp(rec), seat=seat, client_seed=client_seed))[0]
-            return {"event": event, "view": self._view_locked(live, seat)}
+            committed = v2 and replayer.seat_seeds[seat].how == "committed"
+            if commitment is not None:
+                if not v2:
+                    raise BadRequest("this match was created under fairdeal/1, which has no "
+                                     "seed commitments: send the client_seed", code="invalid-seed")
+                kind, fields = "seed_commit", {"commitment": commitment}
+            elif committed:
+                if client_seed is None:
+                    raise Refused(f"seat {seat} committed to a seed: reveal it (a committed "
+                                  "seed cannot be declined)", code="out-of-phase")
+                if not replayer.revealing:
+                    raise Refused("reveals are accepted only once every seat has committed to "
+                                  "or declined its seed", code="out-of-phase")
+                kind, fields = "seed_reveal", {"client_seed": client_seed}
+            else:
+                kind, fields = "client_seed", {"client_seed": client_seed}
+            if replayer.seeded[seat] and kind != "seed_reveal":
+                raise Refused(f"seat {seat} already fixed its seed", code="out-of-phase")
+            fields["seat"] = seat
+            if v2 and replayer.seat_keys[seat] is not None:
+                fields["sig"] = self._seat_signature(sig)
+                if expected_seq is None:
+                    raise BadRequest("this seat registered a key: send expected_seq (the "
+                                     "position it signed)", code="invalid-expected-seq")
+            elif sig is not None:
+                raise BadRequest("this seat registered no key: do not send 'sig'",
+                                 code="unexpected-signature")
+            at = recorder.next_seq if expected_seq is None else _position(expected_seq)
+
+            def build(rec: MatchRecorder) -> None:
+                rec.accept(rec.draft(kind, self._stamp(rec), **fields))
+
+            event = self._write(live, at, build)[0]
+            return self._answer(live, seat, event)
+
+    def _answer(self, live: _Live, seat: int, event: dict[str, Any],
+                replayed: bool | None = None) -> dict[str, Any]:
+        """A write's answer: the stored event, the server's signed receipt for it and the
+        seat's view after it."""
+        answer = {"event": event, "receipt": self.receipt(live.match_id, event),
+                  "view": self._view_locked(live, seat)}
+        if replayed is not None:
+            answer["replayed"] = replayed
+        return answer
+
+    def receipt(self, match_id: str, event: Mapping[str, Any]) -> dict[str, Any]:
+        """The server's signed receipt for a stored event (verifier.receipts)."""
+        return receipt_json(match_id, event["seq"], event_hash(event), event["ts"],
+                            self.server_key)
+
+    @staticmethod
+    def _seat_signature(sig: Any) -> str:
+        if not isinstance(sig, str):
+            raise BadRequest("this seat registered a key: send 'sig', its signature of the "
+                             "event", code="missing-signature")
+        return sig
 
     def _stamp(self, recorder: MatchRecorder) -> int:
         """The server clock, never before the previous event."""
@@ -201,15 +272,19 @@ class Ledger(ReadSide):
         return ts
 
     def play(self, match_id: str, token: str | None, action: Any, *, expected_seq: Any,
-             action_id: Any, ts: Any = None, sig: Any = None) -> dict[str, Any]:
+             action_id: Any, client_ts: Any = None, sig: Any = None,
+             ts: Any = None) -> dict[str, Any]:
         """Record a seat's move after the rules accept it. Returns ``{"event", "replayed",
         "view"}``: ``view`` is the seat's ``view`` after the move (``next_seq``, ``head``,
         ``legal_actions``…), so a client needs no read between its moves.
 
         A retry with an ``action_id`` already recorded returns the stored event
-        (``replayed: true``) and stores nothing. A seat with a registered key sends ``ts`` and
-        ``sig``: the Ed25519 signature of ``move_message(event)`` for the event
-        ``{seq: expected_seq, prev: head, type: "move", ts, seat, action, action_id}``.
+        (``replayed: true``) and stores nothing. A seat with a registered key sends
+        ``client_ts`` (its own clock, kept as evidence) and ``sig``: the Ed25519 signature of
+        ``seat_message(event)`` for ``{seq: expected_seq, prev: head, type: "move", seat,
+        action, action_id, client_ts}``. The event's ``ts`` is always the server's clock, which
+        alone governs every deadline. (A fairdeal/1 match, created before version 2, still
+        takes the seat's signed ``ts`` within ``max_skew_ms``.)
         """
         if not isinstance(expected_seq, int) or isinstance(expected_seq, bool):
             raise BadRequest("expected_seq must be an integer (the match's next_seq)",
@@ -236,13 +311,15 @@ class Ledger(ReadSide):
                         next_seq=recorder.next_seq)
                 game = recorder.game
                 signed = recorder.replayer.seat_keys[seat] is not None
+                stamp = -1
                 if signed:
-                    stamp = self._check_ts(ts)
-                    if not isinstance(sig, str):
-                        raise BadRequest("this seat registered a key: send 'sig', its signature "
-                                         "of the move", code="missing-signature")
                     fields: dict[str, Any] = {"seat": seat, "action": action,
-                                              "action_id": action_id, "sig": sig}
+                                              "action_id": action_id,
+                                              "sig": self._seat_signature(sig)}
+                    if recorder.protocol == PROTOCOL_V1:
+                        stamp = self._check_ts(ts)
+                    else:
+                        fields["client_ts"] = _client_ts(client_ts)
                 else:
                     if sig is not None:
                         raise BadRequest("this seat registered no key: do not send 'sig'",
@@ -252,7 +329,6 @@ class Ledger(ReadSide):
                     except RulesError as e:
                         raise BadRequest(f"not an action of {game.title}: {e}",
                                          code="invalid-action") from None
-                    stamp = -1
                     fields = {"seat": seat, "action": normal, "action_id": action_id}
                 self._check_turn(recorder, seat)
 
@@ -261,8 +337,7 @@ class Ledger(ReadSide):
                     rec.accept(rec.draft("move", when, **fields))
 
                 event = self._write(live, expected_seq, build)[0]
-                return {"event": event, "replayed": False,
-                        "view": self._view_locked(live, seat)}
+                return self._answer(live, seat, event, replayed=False)
         except ConflictError:
             stored = self.store.find_action(match_id, action_id)
             if stored is None:
@@ -271,7 +346,9 @@ class Ledger(ReadSide):
             if event.get("seat") != seat:
                 raise ConflictError(f"action_id {action_id!r} was used by another seat",
                                     code="action-id-taken") from None
-            return {"event": event, "replayed": True, "view": self.view(match_id, token)}
+            return {"event": event, "replayed": True,
+                    "receipt": self.receipt(match_id, event),
+                    "view": self.view(match_id, token)}
 
     def _check_turn(self, recorder: MatchRecorder, seat: int) -> None:
         replayer = recorder.replayer
@@ -286,18 +363,17 @@ class Ledger(ReadSide):
                           code="not-your-turn")
 
     def resign(self, match_id: str, token: str | None, *, expected_seq: Any = None,
-               ts: Any = None, sig: Any = None) -> dict[str, Any]:
+               client_ts: Any = None, sig: Any = None, ts: Any = None) -> dict[str, Any]:
         """A seat resigns; the match ends, is revealed and sealed (``{"event", "replayed",
-        "view"}`` as ``play``). A signing seat sends
-        ``expected_seq``, ``ts`` and ``sig`` over ``{seq, prev, type: "resign", ts, seat}``."""
+        "receipt", "view"}`` as ``play``). A signing seat sends ``expected_seq``,
+        ``client_ts`` and ``sig`` over ``{seq, prev, type: "resign", seat, client_ts}``."""
         live = self._fresh(match_id)
         seat = self._seat(live, token)
         with live.lock:
             recorder = self._writable(live)
             resigned = self._resignation(recorder, seat)
             if resigned is not None:
-                return {"event": resigned, "replayed": True,
-                        "view": self._view_locked(live, seat)}
+                return self._answer(live, seat, resigned, replayed=True)
             replayer = recorder.replayer
             if replayer.ended or replayer.outcome is not None:
                 raise Refused("the match is over", code="match-over")
@@ -310,18 +386,18 @@ class Ledger(ReadSide):
             fields: dict[str, Any] = {"seat": seat}
             stamp = -1
             if replayer.seat_keys[seat] is not None:
-                stamp = self._check_ts(ts)
-                if not isinstance(sig, str):
-                    raise BadRequest("this seat registered a key: send 'sig'",
-                                     code="missing-signature")
-                fields["sig"] = sig
+                fields["sig"] = self._seat_signature(sig)
+                if recorder.protocol == PROTOCOL_V1:
+                    stamp = self._check_ts(ts)
+                else:
+                    fields["client_ts"] = _client_ts(client_ts)
 
             def build(rec: MatchRecorder) -> None:
                 when = stamp if stamp >= 0 else self._stamp(rec)
                 rec.accept(rec.draft("resign", when, **fields))
 
             event = self._write(live, expected_seq, build)[0]
-            return {"event": event, "replayed": False, "view": self._view_locked(live, seat)}
+            return self._answer(live, seat, event, replayed=False)
 
     @staticmethod
     def _resignation(recorder: MatchRecorder, seat: int) -> dict[str, Any] | None:
@@ -329,3 +405,24 @@ class Ledger(ReadSide):
             if event["type"] == "resign" and event["seat"] == seat:
                 return event
         return None
+
+
+def _is_hex64(value: Any) -> bool:
+    return (isinstance(value, str) and len(value) == 64
+            and all(c in "0123456789abcdef" for c in value))
+
+
+def _position(expected_seq: Any) -> int:
+    if not isinstance(expected_seq, int) or isinstance(expected_seq, bool):
+        raise BadRequest("expected_seq must be an integer (the match's next_seq)",
+                         code="invalid-expected-seq")
+    return expected_seq
+
+
+def _client_ts(client_ts: Any) -> int:
+    """A signing seat's own clock (ms), recorded as evidence; it governs no deadline."""
+    if not isinstance(client_ts, int) or isinstance(client_ts, bool) or not (
+            0 <= client_ts < 2**53):
+        raise BadRequest("a seat that signs sends 'client_ts', the time on its own clock in "
+                         "integer ms, inside what it signs", code="missing-ts")
+    return client_ts

@@ -1,5 +1,6 @@
 """Bot matches recorded exactly as live ones are: commitment, client seeds, chained moves,
-server-written timeouts, reveal and signature. With a seed, everything — server seeds, match
+server-written timeouts, reveal and signature. Seats commit to their seeds, then reveal them
+(fairdeal/2); a signing seat signs its seed events and its moves. With a seed, everything — server seeds, match
 ids, bot choices, bot thinking times, the clock and the signing keys — derives from it, so the
 output is byte-for-byte reproducible.
 """
@@ -16,6 +17,7 @@ from typing import Any
 
 from fairdeal.games import get_bots, get_game
 from fairdeal.verifier.keys import SigningKey
+from fairdeal.verifier.protocol import client_commitment
 from fairdeal.verifier.record import MatchRecorder, make_genesis
 
 __all__ = ["SimulationSettings", "simulate_matches", "simulate_match"]
@@ -35,8 +37,10 @@ class SimulationSettings:
     #: chance that a bot lets a turn run out, and that it does so again right after
     timeout_chance: float = 0.01
     timeout_streak: float = 0.45
-    #: seats register keys and sign their moves
+    #: seats register keys and sign their seeds and moves
     signed_moves: bool = False
+    #: chance that a seat declines to add a seed of its own
+    decline_chance: float = 0.2
 
 
 class _Source:
@@ -84,15 +88,26 @@ def simulate_match(
     recorder = MatchRecorder(genesis, server_seed)
     clock = start_ms
     seats = range(len(players))
+    signers: list[SigningKey | None] = list(seat_keys) if seat_keys is not None else [
+        None] * len(players)
     if seat_keys is not None:
         for seat in seats:
             clock += bot_random.randint(50, 900)
             recorder.append("seat_key", clock, seat=seat, public_key=seat_keys[seat].public_text)
+    # every seat commits (or declines) first; the seeds are revealed once all are fixed
+    seeds: dict[int, str] = {}
     for seat in seats:
         clock += bot_random.randint(100, 3_000)
-        declined = bot_random.random() < 0.2
-        client_seed = None if declined else bot_random.randbytes(32).hex()
-        recorder.append("client_seed", clock, seat=seat, client_seed=client_seed)
+        if bot_random.random() < settings.decline_chance:
+            recorder.append("client_seed", clock, signer=signers[seat], seat=seat,
+                            client_seed=None)
+            continue
+        seeds[seat] = bot_random.randbytes(32).hex()
+        recorder.append("seed_commit", clock, signer=signers[seat], seat=seat,
+                        commitment=client_commitment(match_id, seat, seeds[seat]))
+    for seat, seed in seeds.items():
+        clock += bot_random.randint(100, 1_500)
+        recorder.append("seed_reveal", clock, signer=signers[seat], seat=seat, client_seed=seed)
 
     game = recorder.game
     limit = settings.turn_limit_ms
@@ -113,9 +128,11 @@ def simulate_match(
         action = players[seat].choose(state, bot_random)
         think = bot_random.randint(300, 12_000)
         clock += think if limit is None else min(think, limit)
-        signer = seat_keys[seat] if seat_keys is not None else None
-        recorder.append("move", clock, signer=signer, seat=seat,
-                        action=game.action_to_json(action))
+        signer = signers[seat]
+        fields: dict[str, Any] = {"seat": seat, "action": game.action_to_json(action)}
+        if signer is not None:  # the player's own clock, a little behind the server's
+            fields["client_ts"] = clock - bot_random.randint(0, 250)
+        recorder.append("move", clock, signer=signer, **fields)
     clock += bot_random.randint(10, 500)
     recorder.reveal(clock)
     return recorder.seal(server_key)

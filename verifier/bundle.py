@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .protocol import BUNDLE_FORMAT, EVENT_TYPES, PROTOCOL
+from .protocol import BUNDLE_FORMAT, PROTOCOL_V1, PROTOCOL_V2, PROTOCOLS
 
 __all__ = ["MAX_BUNDLE_BYTES", "Bundle", "InvalidBundle", "parse_json", "validate_event"]
 
@@ -127,9 +127,12 @@ def _text(where: str, value: Any, longest: int = 200) -> None:
 
 
 def _genesis(event: Mapping[str, Any], where: str) -> None:
-    if _need(event, where, "protocol") != PROTOCOL:
-        raise InvalidBundle(f"{where}.protocol: this verifier speaks {PROTOCOL!r}, "
-                            f"the file says {event['protocol']!r}")
+    protocol = _need(event, where, "protocol")
+    if protocol not in PROTOCOLS:
+        raise InvalidBundle(f"{where}.protocol: this verifier speaks "
+                            f"{' and '.join(map(repr, PROTOCOLS))}, the file says {protocol!r}")
+    if protocol == PROTOCOL_V2:
+        _int(f"{where}.seating_ms", _need(event, where, "seating_ms"), 1)
     _pattern(f"{where}.match_id", _need(event, where, "match_id"), _MATCH_ID,
              "1-64 letters, digits, '_' or '-'")
     _text(f"{where}.game", _need(event, where, "game"), 40)
@@ -164,16 +167,33 @@ def _seat_key(event: Mapping[str, Any], where: str) -> None:
              "'ed25519:' and 64 hex digits")
 
 
+def _signed(event: Mapping[str, Any], where: str) -> None:
+    if "sig" in event:
+        _pattern(f"{where}.sig", event["sig"], _HEX128, "128 hex digits")
+    if "client_ts" in event:
+        _int(f"{where}.client_ts", event["client_ts"])
+
+
 def _client_seed(event: Mapping[str, Any], where: str) -> None:
     _seat(event, where)
     seed = _need(event, where, "client_seed")
     if seed is not None:
         _pattern(f"{where}.client_seed", seed, _HEX64, "64 hex digits or null")
+    _signed(event, where)
 
 
-def _signed(event: Mapping[str, Any], where: str) -> None:
-    if "sig" in event:
-        _pattern(f"{where}.sig", event["sig"], _HEX128, "128 hex digits")
+def _seed_commit(event: Mapping[str, Any], where: str) -> None:
+    _seat(event, where)
+    _pattern(f"{where}.commitment", _need(event, where, "commitment"), _HEX64,
+             "64 hex digits")
+    _signed(event, where)
+
+
+def _seed_reveal(event: Mapping[str, Any], where: str) -> None:
+    _seat(event, where)
+    _pattern(f"{where}.client_seed", _need(event, where, "client_seed"), _HEX64,
+             "64 hex digits")
+    _signed(event, where)
 
 
 def _move(event: Mapping[str, Any], where: str) -> None:
@@ -202,31 +222,56 @@ def _reveal(event: Mapping[str, Any], where: str) -> None:
 
 
 _COMMON = {"seq", "prev", "type", "ts"}
-_FIELDS: dict[str, tuple[set[str], Callable[[Mapping[str, Any], str], None]]] = {
-    "genesis": ({"protocol", "match_id", "game", "rules_version", "rules_hash", "params",
-                 "turn_limit_ms", "seats", "server_key_id", "commitment"}, _genesis),
-    "seat_key": ({"seat", "public_key"}, _seat_key),
-    "client_seed": ({"seat", "client_seed"}, _client_seed),
-    "move": ({"seat", "action", "action_id", "sig"}, _move),
-    "timeout": ({"seat"}, _seat),
-    "resign": ({"seat", "sig"}, _resign),
-    "reveal": ({"server_seed", "result"}, _reveal),
+_Fields = dict[str, tuple[set[str], Callable[[Mapping[str, Any], str], None]]]
+_GENESIS_V1 = {"protocol", "match_id", "game", "rules_version", "rules_hash", "params",
+               "turn_limit_ms", "seats", "server_key_id", "commitment"}
+#: each protocol's event types: the fields each may carry, and their check
+_FIELDS: dict[str, _Fields] = {
+    PROTOCOL_V1: {
+        "genesis": (_GENESIS_V1, _genesis),
+        "seat_key": ({"seat", "public_key"}, _seat_key),
+        "client_seed": ({"seat", "client_seed"}, _client_seed),
+        "move": ({"seat", "action", "action_id", "sig"}, _move),
+        "timeout": ({"seat"}, _seat),
+        "resign": ({"seat", "sig"}, _resign),
+        "reveal": ({"server_seed", "result"}, _reveal),
+    },
+    PROTOCOL_V2: {
+        "genesis": (_GENESIS_V1 | {"seating_ms"}, _genesis),
+        "seat_key": ({"seat", "public_key"}, _seat_key),
+        "seed_commit": ({"seat", "commitment", "sig"}, _seed_commit),
+        "client_seed": ({"seat", "client_seed", "sig"}, _client_seed),
+        "seed_expired": ({"seat"}, _seat),
+        "seed_reveal": ({"seat", "client_seed", "sig"}, _seed_reveal),
+        "seed_forfeit": ({"seat"}, _seat),
+        "move": ({"seat", "action", "action_id", "client_ts", "sig"}, _move),
+        "timeout": ({"seat"}, _seat),
+        "resign": ({"seat", "client_ts", "sig"}, _resign),
+        "reveal": ({"server_seed", "result"}, _reveal),
+    },
 }
-assert set(_FIELDS) == set(EVENT_TYPES)
+assert all(set(_FIELDS[version]) == set(PROTOCOLS[version]) for version in PROTOCOLS)
 
 
-def validate_event(event: Any, where: str) -> None:
-    """Check one event's shape (not its meaning); raise InvalidBundle naming the field."""
+def validate_event(event: Any, where: str, protocol: str | None = None) -> None:
+    """Check one event's shape (not its meaning); raise InvalidBundle naming the field.
+
+    ``protocol`` is the match's (its genesis's ``protocol``); a genesis names its own."""
     if not isinstance(event, dict):
         raise InvalidBundle(f"{where}: expected an event object, got {type(event).__name__}")
     _int(f"{where}.seq", _need(event, where, "seq"))
     _pattern(f"{where}.prev", _need(event, where, "prev"), _HEX64, "64 hex digits")
     _int(f"{where}.ts", _need(event, where, "ts"))
     kind = _need(event, where, "type")
-    if kind not in _FIELDS:
-        raise InvalidBundle(f"{where}.type: unknown event type {kind!r} "
-                            f"(known: {', '.join(EVENT_TYPES)})")
-    allowed, check = _FIELDS[kind]
+    if kind == "genesis" and protocol is None:
+        protocol = event.get("protocol") if event.get("protocol") in PROTOCOLS else PROTOCOL_V2
+    if protocol is None:
+        raise ValueError("validate_event needs the match's protocol for a non-genesis event")
+    fields = _FIELDS[protocol]
+    if not isinstance(kind, str) or kind not in fields:
+        raise InvalidBundle(f"{where}.type: unknown event type {kind!r} in a {protocol} match "
+                            f"(known: {', '.join(PROTOCOLS[protocol])})")
+    allowed, check = fields[kind]
     extra = set(event) - _COMMON - allowed
     if extra:
         raise InvalidBundle(f"{where}: unexpected field {sorted(extra)[0]!r} in a {kind} event")
@@ -267,11 +312,15 @@ class Bundle:
         events = data.get("events")
         if not isinstance(events, list) or not events:
             raise InvalidBundle("events: expected a non-empty list of events")
-        for index, event in enumerate(events):
-            validate_event(event, f"events[{index}]")
-        if events[0]["type"] != "genesis":
+        first = events[0]
+        if not isinstance(first, dict) or first.get("type") != "genesis":
+            kind = first.get("type") if isinstance(first, dict) else type(first).__name__
             raise InvalidBundle(f"events[0].type: the first event must be the genesis, "
-                                f"got {events[0]['type']!r}")
+                                f"got {kind!r}")
+        validate_event(first, "events[0]")
+        protocol = first["protocol"]
+        for index, event in enumerate(events[1:], start=1):
+            validate_event(event, f"events[{index}]", protocol)
         if events[-1]["type"] != "reveal":
             raise InvalidBundle(f"events[{len(events) - 1}].type: the last event of a sealed "
                                 f"match must be the reveal, got {events[-1]['type']!r} "

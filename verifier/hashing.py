@@ -23,6 +23,9 @@ class Tag:
     RULES = "rules"
     HEAD_SIGNATURE = "head-signature"
     MOVE_SIGNATURE = "move-signature"
+    SEAT_SIGNATURE = "seat-signature"
+    CLIENT_COMMIT = "client-commit"
+    RECEIPT = "receipt"
     KEY_ID = "key-id"
     RNG = "rng"
 

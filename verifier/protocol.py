@@ -1,5 +1,6 @@
-"""The fairdeal/1 protocol's primitives: event hashes, the commitment, the deal seed and the
-messages that are signed. docs/SPEC.md is the normative text; this module is its reference.
+"""The fairdeal protocol's primitives (versions 1 and 2): event hashes, the commitments, the deal
+seed, the messages that are signed and the receipts. docs/SPEC.md is the normative text; this
+module is its reference.
 
 Every function here is pure: the same inputs give the same bytes in any implementation.
 """
@@ -19,7 +20,12 @@ __all__ = [
     "EVENT_TYPES",
     "PLAY_TYPES",
     "PROTOCOL",
+    "PROTOCOLS",
+    "PROTOCOL_V1",
+    "PROTOCOL_V2",
+    "SEAT_SIGNED_TYPES",
     "ZERO_HASH",
+    "client_commitment",
     "commitment",
     "deal_seed",
     "event_hash",
@@ -27,18 +33,32 @@ __all__ = [
     "header_binding",
     "move_message",
     "ply_stream",
+    "receipt_message",
     "rules_hash",
+    "seat_message",
     "setup_stream",
+    "signed_message",
 ]
 
-PROTOCOL = "fairdeal/1"
+PROTOCOL_V1 = "fairdeal/1"
+PROTOCOL_V2 = "fairdeal/2"
+#: the protocol new matches are recorded under
+PROTOCOL = PROTOCOL_V2
 BUNDLE_FORMAT = "fairdeal.bundle/1"
 ZERO_HASH = "0" * 64
 
-#: event types, in the order they may appear in a match
-EVENT_TYPES = ("genesis", "seat_key", "client_seed", "move", "timeout", "resign", "reveal")
+#: event types of each protocol version, in the order they may appear in a match
+PROTOCOLS: dict[str, tuple[str, ...]] = {
+    PROTOCOL_V1: ("genesis", "seat_key", "client_seed", "move", "timeout", "resign", "reveal"),
+    PROTOCOL_V2: ("genesis", "seat_key", "seed_commit", "client_seed", "seed_expired",
+                  "seed_reveal", "seed_forfeit", "move", "timeout", "resign", "reveal"),
+}
+#: every event type any version knows
+EVENT_TYPES = PROTOCOLS[PROTOCOL_V2]
 #: the events that change the game state, one ply each
 PLAY_TYPES = ("move", "timeout", "resign")
+#: fairdeal/2: the events a seat with a registered key signs itself
+SEAT_SIGNED_TYPES = ("seed_commit", "client_seed", "seed_reveal", "move", "resign")
 
 
 def event_hash(event: Mapping[str, Any], *, checked: bool = True) -> str:
@@ -97,6 +117,36 @@ def move_message(event: Mapping[str, Any]) -> bytes:
     """What a seat signs for its own move: the event without ``sig``, under its own tag."""
     unsigned = {key: value for key, value in event.items() if key != "sig"}
     return tagged_hash(Tag.MOVE_SIGNATURE, canonical_bytes(unsigned))
+
+
+def seat_message(event: Mapping[str, Any]) -> bytes:
+    """fairdeal/2: what a seat signs for its own event — the event without ``sig`` and without
+    ``ts``. The server's ``ts`` is stamped when the event is accepted, after the seat signed; a
+    move carries the player's own clock as ``client_ts`` inside the signed bytes, as evidence."""
+    unsigned = {key: value for key, value in event.items() if key not in ("sig", "ts")}
+    return tagged_hash(Tag.SEAT_SIGNATURE, canonical_bytes(unsigned))
+
+
+def signed_message(protocol: str, event: Mapping[str, Any]) -> bytes:
+    """The bytes a seat signs for ``event`` under ``protocol``."""
+    return move_message(event) if protocol == PROTOCOL_V1 else seat_message(event)
+
+
+def client_commitment(match_id: str, seat: int, client_seed: str) -> str:
+    """fairdeal/2: a seat's commitment to its seed before any seed is revealed.
+
+    ``H("client-commit", canonical({"match_id", "seat", "client_seed"}))`` in hex; the seed is
+    the 64 lowercase hex digits the seat will reveal. Binding the match and the seat means a
+    commitment can be used for nothing else."""
+    return tagged_hash(Tag.CLIENT_COMMIT, canonical_bytes(
+        {"match_id": match_id, "seat": seat, "client_seed": client_seed})).hex()
+
+
+def receipt_message(match_id: str, seq: int, event: str, ts: int) -> bytes:
+    """What the server signs when it accepts a write: the match, the position, the event's
+    hash and the server's time of acceptance."""
+    return tagged_hash(Tag.RECEIPT, canonical_bytes(
+        {"match_id": match_id, "seq": seq, "event": event, "ts": ts}))
 
 
 def head_message(match_id: str, seq: int, head: str) -> bytes:

@@ -17,12 +17,13 @@ from .keys import SigningKey
 from .protocol import (
     BUNDLE_FORMAT,
     PROTOCOL,
+    PROTOCOL_V1,
     ZERO_HASH,
     commitment,
     event_hash,
     head_message,
-    move_message,
     rules_hash,
+    signed_message,
 )
 from .replay import MatchReplayer
 from .report import VerificationError
@@ -40,15 +41,20 @@ def make_genesis(
     server_key_id: str,
     turn_limit_ms: int | None,
     ts: int,
+    seating_ms: int = 300_000,
+    protocol: str = PROTOCOL,
 ) -> dict[str, Any]:
-    """The genesis event of a new match, its commitment computed from ``server_seed``."""
+    """The genesis event of a new match, its commitment computed from ``server_seed``.
+
+    ``seating_ms`` (fairdeal/2): how long seats have to commit to their seeds, counted from
+    the genesis, and then again to reveal them, counted from the last commitment."""
     game = get_game(game_name)
     genesis: dict[str, Any] = {
         "seq": 0,
         "prev": ZERO_HASH,
         "type": "genesis",
         "ts": ts,
-        "protocol": PROTOCOL,
+        "protocol": protocol,
         "match_id": match_id,
         "game": game.name,
         "rules_version": game.rules_version,
@@ -58,6 +64,8 @@ def make_genesis(
         "seats": [{"name": name} for name in seats],
         "server_key_id": server_key_id,
     }
+    if protocol != PROTOCOL_V1:
+        genesis["seating_ms"] = seating_ms
     genesis["commitment"] = commitment(server_seed, genesis)
     validate_event(genesis, "genesis")
     return genesis
@@ -71,6 +79,7 @@ class MatchRecorder:
         self.server_seed = server_seed
         self.replayer = MatchReplayer(genesis, server_seed)
         self.head = event_hash(genesis)
+        self.protocol: str = genesis["protocol"]
 
     @classmethod
     def resume(cls, events: Sequence[Mapping[str, Any]], server_seed: bytes) -> MatchRecorder:
@@ -93,7 +102,8 @@ class MatchRecorder:
         return len(self.events)
 
     def draft(self, kind: str, ts: int, **fields: Any) -> dict[str, Any]:
-        """The next event, unsigned and not yet accepted (a seat signs ``move_message`` of it)."""
+        """The next event, unsigned and not yet accepted (a seat signs ``signed_message`` of
+        it: under fairdeal/2 that leaves out ``ts``, which the server stamps)."""
         return {"seq": self.next_seq, "prev": self.head, "type": kind, "ts": ts, **fields}
 
     def append(self, kind: str, ts: int, signer: SigningKey | None = None,
@@ -101,7 +111,7 @@ class MatchRecorder:
         """Build, optionally sign (as the acting seat), validate and accept the next event."""
         event = self.draft(kind, ts, **fields)
         if signer is not None:
-            event["sig"] = signer.sign(move_message(event)).hex()
+            event["sig"] = signer.sign(signed_message(self.protocol, event)).hex()
         return self._accept(event)
 
     def accept(self, event: Mapping[str, Any]) -> dict[str, Any]:
@@ -109,7 +119,7 @@ class MatchRecorder:
         return self._accept(dict(event))
 
     def _accept(self, event: dict[str, Any]) -> dict[str, Any]:
-        validate_event(event, f"event {event.get('seq')}")
+        validate_event(event, f"event {event.get('seq')}", self.protocol)
         if event["seq"] != self.next_seq or event["prev"] != self.head:
             raise VerificationError("chain", f"event {event['seq']} does not follow the head "
                                     f"(expected seq {self.next_seq})", event["seq"])

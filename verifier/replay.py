@@ -13,14 +13,17 @@ from typing import Any
 
 from fairdeal.games import Game, Outcome, RulesError, get_game
 
-from .keys import parse_public_key, verify_signature
+from .influence import SeatSeed, deal_influence
+from .keys import key_id, parse_public_key, verify_signature
 from .protocol import (
     PLAY_TYPES,
+    PROTOCOL_V1,
+    client_commitment,
     deal_seed,
-    move_message,
     ply_stream,
     rules_hash,
     setup_stream,
+    signed_message,
 )
 from .report import VerificationError
 
@@ -74,6 +77,13 @@ class MatchReplayer:
     ``server_seed`` is known to the server during play and to everyone after the reveal;
     without it (a spectator before the reveal) only the protocol checks run and ``state`` stays
     None. With ``keep_states`` the state after every event is kept, so a viewer can step back.
+    ``seat_pins`` maps a seat index to the Ed25519 key its player is known to hold: the match
+    must show that seat registering exactly that key before its first seed event.
+
+    The lifecycle (docs/SPEC.md §4, §6) is enforced for every event type: the genesis first;
+    then, per seat, its key and its seed events; the commitments (fairdeal/2) before any seed is
+    revealed; play only once every seed is fixed; nothing but the one reveal after the end, and
+    nothing after the reveal.
     """
 
     def __init__(
@@ -82,18 +92,31 @@ class MatchReplayer:
         server_seed: bytes | None,
         *,
         keep_states: bool = False,
+        seat_pins: Mapping[int, bytes] | None = None,
     ) -> None:
         self.genesis = genesis
+        self.protocol: str = genesis["protocol"]
+        self.v2 = self.protocol != PROTOCOL_V1
         self.game = load_game(genesis)
         self.server_seed = server_seed
         self.seats = len(genesis["seats"])
         self.turn_limit_ms: int | None = genesis["turn_limit_ms"]
+        self.seating_ms: int | None = genesis.get("seating_ms")
         self.client_seeds: list[str | None] = [None] * self.seats
+        #: the seat's seed is fixed: committed, sent, declined or expired
         self.seeded = [False] * self.seats
         self.seat_keys: list[bytes | None] = [None] * self.seats
+        self.seat_seeds = [SeatSeed() for _ in range(self.seats)]
+        self.commitments: list[str | None] = [None] * self.seats
+        self.seat_pins = dict(seat_pins or {})
+        for seat in self.seat_pins:
+            self.seat_seeds[seat].pinned = True
+        #: fairdeal/2: when every seat's seed was fixed (the reveals' deadline counts from it)
+        self.commits_closed_ts: int | None = None
         self.deal: bytes | None = None
         self.started = False
         self.ended = False
+        self.revealed = False
         self.state: Any = None
         self.ply = 0
         self.last_ts: int = genesis["ts"]
@@ -115,32 +138,67 @@ class MatchReplayer:
     def seat_name(self, seat: int) -> str:
         return f"seat {self.game.seat_names[seat]} ({self.genesis['seats'][seat]['name']})"
 
+    @property
+    def seating_deadline(self) -> int | None:
+        """fairdeal/2: until when seats may commit (or send, or decline) their seeds."""
+        if self.seating_ms is None:
+            return None
+        return int(self.genesis["ts"]) + self.seating_ms
+
+    @property
+    def reveal_deadline(self) -> int | None:
+        """fairdeal/2: until when committed seats may reveal (None before every seed is fixed)."""
+        if self.seating_ms is None or self.commits_closed_ts is None:
+            return None
+        return self.commits_closed_ts + self.seating_ms
+
+    @property
+    def revealing(self) -> bool:
+        """fairdeal/2: every seed is fixed, and some committed seat has yet to reveal."""
+        return (self.commits_closed_ts is not None and not self.started and not self.ended
+                and any(seed.how == "committed" for seed in self.seat_seeds))
+
     def _check_signature(self, event: Mapping[str, Any], seat: int) -> None:
         key = self.seat_keys[seat]
+        check = "seat-signatures"
         if key is None:
             if "sig" in event:
                 raise VerificationError(
-                    "move-signatures", f"{self.seat_name(seat)} registered no key, yet the "
-                    "event carries a signature", event["seq"])
+                    check, f"{self.seat_name(seat)} registered no key, yet the "
+                    f"{event['type']} carries a signature", event["seq"])
+            if "client_ts" in event:
+                raise VerificationError(
+                    check, f"this {event['type']} carries a player's clock (client_ts) but no "
+                    f"signature: {self.seat_name(seat)} registered no key", event["seq"])
             return
         if "sig" not in event:
             raise VerificationError(
-                "move-signatures", f"{self.seat_name(seat)} registered a key but this "
+                check, f"{self.seat_name(seat)} registered a key but this "
                 f"{event['type']} is not signed by it", event["seq"])
-        if not verify_signature(key, bytes.fromhex(event["sig"]), move_message(event)):
+        message = signed_message(self.protocol, event)
+        if not verify_signature(key, bytes.fromhex(event["sig"]), message):
             raise VerificationError(
-                "move-signatures", f"the signature on this {event['type']} is not "
+                check, f"the signature on this {event['type']} is not "
                 f"{self.seat_name(seat)}'s: the event was altered or forged", event["seq"])
+
+    def _check_pin(self, seat: int, seq: int) -> None:
+        """A seat whose key is pinned must have registered it by its first seed event."""
+        pinned = self.seat_pins.get(seat)
+        if pinned is not None and self.seat_keys[seat] is None:
+            raise VerificationError(
+                "seat-signatures", f"{self.seat_name(seat)} registered no key, so none of its "
+                f"events is signed by the pinned key {key_id(pinned)}", seq)
 
     def _check_playable(self, event: Mapping[str, Any], seat: int) -> None:
         seq = event["seq"]
         if self.ended:
             raise VerificationError("moves", f"a {event['type']} after the match ended", seq)
         if not self.started:
-            missing = [self.game.seat_names[i] for i in range(self.seats) if not self.seeded[i]]
+            missing = [self.game.seat_names[i] for i in range(self.seats)
+                       if not self.seeded[i] or self.seat_seeds[i].how == "committed"]
             raise VerificationError(
-                "timing", f"a {event['type']} before every seat added or declined its client "
-                f"seed (missing: {', '.join(missing)})", seq)
+                "timing", f"a {event['type']} before every seat's seed was in (missing: "
+                f"{', '.join(missing)})", seq)
         if self.state is not None and event["type"] != "resign":
             current = self.game.current_seat(self.state)
             if current != seat:
@@ -154,6 +212,10 @@ class MatchReplayer:
         """Check one event (after the genesis) and advance; raise VerificationError."""
         seq = event["seq"]
         kind = event["type"]
+        if self.revealed:
+            raise VerificationError(
+                "timing", f"a {kind} after the reveal: the server seed is revealed once, in "
+                "the last event" + (" (a second reveal)" if kind == "reveal" else ""), seq)
         if self.ended and kind != "reveal":
             raise VerificationError("moves", f"a {kind} event after the match ended", seq)
         if event["ts"] < self.last_ts:
@@ -171,29 +233,168 @@ class MatchReplayer:
 
     def _on_seat_key(self, event: Mapping[str, Any]) -> None:
         seat = self._seat(event)
-        if self.started:
+        seq = event["seq"]
+        if self.started or self.ended:
             raise VerificationError(
-                "timing", f"{self.seat_name(seat)} registered a key after play began",
-                event["seq"])
+                "timing", f"{self.seat_name(seat)} registered a key after play began", seq)
+        if self.v2 and self.seat_seeds[seat].how is not None:
+            raise VerificationError(
+                "timing", f"{self.seat_name(seat)} registered its key after its first seed "
+                "event: a key must come first, so that every seed event is signed", seq)
         if self.seat_keys[seat] is not None:
             raise VerificationError(
-                "moves", f"{self.seat_name(seat)} registered a second key", event["seq"])
-        self.seat_keys[seat] = parse_public_key(event["public_key"])
+                "timing", f"{self.seat_name(seat)} registered a second key", seq)
+        key = parse_public_key(event["public_key"])
+        pinned = self.seat_pins.get(seat)
+        if pinned is not None and pinned != key:
+            raise VerificationError(
+                "seat-signatures", f"{self.seat_name(seat)} registered key {key_id(key)}, not "
+                f"the pinned key {key_id(pinned)}: its events were not signed by that player",
+                seq)
+        self.seat_keys[seat] = key
+
+    def _seating_event(self, event: Mapping[str, Any], seat: int) -> None:
+        """fairdeal/2: a commitment, a one-step seed or a decline, in the seating phase."""
+        seq = event["seq"]
+        if self.commits_closed_ts is not None or self.started or self.ended:
+            raise VerificationError(
+                "seeds", f"{self.seat_name(seat)}'s {event['type']} came after every seat's "
+                "seed was fixed", seq)
+        if self.seeded[seat]:
+            raise VerificationError(
+                "seeds", f"{self.seat_name(seat)} fixed its seed twice", seq)
+        deadline = self.seating_deadline
+        if deadline is not None and event["ts"] >= deadline and event["type"] != "seed_expired":
+            raise VerificationError(
+                "timers", f"{self.seat_name(seat)}'s {event['type']} came "
+                f"{event['ts'] - deadline} ms after the seating deadline", seq)
+
+    def _fixed(self, seat: int, seq: int, ts: int) -> None:
+        """A seat's seed is fixed; once every seat's is, reveal or deal."""
+        self.seeded[seat] = True
+        if not all(self.seeded):
+            return
+        if not self.v2:
+            self._start(seq)
+            return
+        self.commits_closed_ts = ts
+        self._after_reveals(seq)
+
+    def _after_reveals(self, seq: int) -> None:
+        """fairdeal/2: when no committed seat is left to reveal, play starts — or, if a seat
+        forfeited by not revealing, the match ends without a deal."""
+        hows = [seed.how for seed in self.seat_seeds]
+        if "committed" in hows:
+            return
+        if "forfeited" in hows:
+            keepers = [i for i, how in enumerate(hows) if how != "forfeited"]
+            winner = keepers[0] if len(keepers) == 1 else None
+            self.outcome = Outcome(winner, "seed-not-revealed",
+                                   "a seat committed to a seed and did not reveal it")
+            self.ended = True
+            return
+        self._start(seq)
 
     def _on_client_seed(self, event: Mapping[str, Any]) -> None:
         seat = self._seat(event)
         seq = event["seq"]
-        if self.started:
-            raise VerificationError(
-                "timing", f"{self.seat_name(seat)}'s client seed came after the deal was "
-                "fixed", seq)
-        if self.seeded[seat]:
-            raise VerificationError(
-                "timing", f"{self.seat_name(seat)} added a second client seed", seq)
-        self.seeded[seat] = True
+        if not self.v2:
+            if self.started:
+                raise VerificationError(
+                    "timing", f"{self.seat_name(seat)}'s client seed came after the deal was "
+                    "fixed", seq)
+            if self.seeded[seat]:
+                raise VerificationError(
+                    "timing", f"{self.seat_name(seat)} added a second client seed", seq)
+            self.client_seeds[seat] = event["client_seed"]
+            self._record(seat, "one-step" if event["client_seed"] else "declined", seq,
+                         signed=False)
+            self._fixed(seat, seq, event["ts"])
+            return
+        self._seating_event(event, seat)
+        self._check_pin(seat, seq)
+        self._check_signature(event, seat)
         self.client_seeds[seat] = event["client_seed"]
-        if all(self.seeded):
-            self._start(seq)
+        signed = self.seat_keys[seat] is not None
+        self._record(seat, "one-step" if event["client_seed"] else "declined", seq, signed)
+        self._fixed(seat, seq, event["ts"])
+
+    def _on_seed_commit(self, event: Mapping[str, Any]) -> None:
+        seat = self._seat(event)
+        seq = event["seq"]
+        self._seating_event(event, seat)
+        self._check_pin(seat, seq)
+        self._check_signature(event, seat)
+        self.commitments[seat] = event["commitment"]
+        seed = self.seat_seeds[seat]
+        seed.how, seed.fixed, seed.signed = "committed", seq, self.seat_keys[seat] is not None
+        self._fixed(seat, seq, event["ts"])
+
+    def _on_seed_expired(self, event: Mapping[str, Any]) -> None:
+        seat = self._seat(event)
+        seq = event["seq"]
+        self._seating_event(event, seat)
+        deadline = self.seating_deadline
+        assert deadline is not None
+        if event["ts"] < deadline:
+            raise VerificationError(
+                "timers", f"{self.seat_name(seat)}'s seed declared expired {deadline - event['ts']}"
+                " ms before the seating deadline (a forged expiry)", seq)
+        self._record(seat, "expired", seq, signed=False)
+        self._fixed(seat, seq, event["ts"])
+
+    def _revealing_event(self, event: Mapping[str, Any], seat: int) -> None:
+        seq = event["seq"]
+        if self.commits_closed_ts is None:
+            waiting = [self.game.seat_names[i] for i in range(self.seats) if not self.seeded[i]]
+            raise VerificationError(
+                "seeds", f"{self.seat_name(seat)}'s {event['type']} came before every seat "
+                f"had committed (still to commit: {', '.join(waiting)}): no seed may be shown "
+                "while another seat can still choose its own", seq)
+        if self.seat_seeds[seat].how != "committed":
+            raise VerificationError(
+                "seeds", f"{self.seat_name(seat)} has no commitment left to reveal "
+                f"({self.seat_seeds[seat].how or 'it never committed'})", seq)
+
+    def _on_seed_reveal(self, event: Mapping[str, Any]) -> None:
+        seat = self._seat(event)
+        seq = event["seq"]
+        self._revealing_event(event, seat)
+        deadline = self.reveal_deadline
+        assert deadline is not None
+        if event["ts"] >= deadline:
+            raise VerificationError(
+                "timers", f"{self.seat_name(seat)}'s reveal came {event['ts'] - deadline} ms "
+                "after the reveal deadline", seq)
+        self._check_signature(event, seat)
+        opened = client_commitment(self.genesis["match_id"], seat, event["client_seed"])
+        if opened != self.commitments[seat]:
+            raise VerificationError(
+                "seeds", f"{self.seat_name(seat)}'s revealed seed does not open its commitment "
+                f"{str(self.commitments[seat])[:16]}…: the seed was changed after it was "
+                "committed", seq)
+        self.client_seeds[seat] = event["client_seed"]
+        seed = self.seat_seeds[seat]
+        seed.how, seed.exposed = "commit-reveal", seq
+        self._after_reveals(seq)
+
+    def _on_seed_forfeit(self, event: Mapping[str, Any]) -> None:
+        seat = self._seat(event)
+        seq = event["seq"]
+        self._revealing_event(event, seat)
+        deadline = self.reveal_deadline
+        assert deadline is not None
+        if event["ts"] < deadline:
+            raise VerificationError(
+                "timers", f"{self.seat_name(seat)} declared forfeit {deadline - event['ts']} ms "
+                "before the reveal deadline (a forged forfeit)", seq)
+        self.seat_seeds[seat].how = "forfeited"
+        self._after_reveals(seq)
+
+    def _record(self, seat: int, how: str, seq: int, signed: bool) -> None:
+        seed = self.seat_seeds[seat]
+        seed.how, seed.signed, seed.fixed = how, signed, seq
+        seed.exposed = seq if how == "one-step" else None
 
     def _start(self, seq: int) -> None:
         self.started = True
@@ -264,7 +465,7 @@ class MatchReplayer:
 
     def _on_reveal(self, event: Mapping[str, Any]) -> None:
         seq = event["seq"]
-        if self.state is not None and not self.ended:
+        if not self.ended and (self.state is not None or not self.started):
             raise VerificationError(
                 "result", "the seed was revealed before the match was over", seq)
         if self.outcome is not None:
@@ -274,11 +475,17 @@ class MatchReplayer:
                     "result", f"the match declares {_words(declared, self)}, but the moves "
                     f"produce {_words(self.outcome, self)}", seq)
         self.ended = True
+        self.revealed = True
 
     @property
     def plies(self) -> int:
         """How many state changes (moves, timeouts, resignations) so far."""
         return self.ply
+
+    def deal_influence(self, reveal_seq: int) -> dict[str, Any]:
+        """Who could have chosen this match's deal (verifier.influence)."""
+        return deal_influence(self.protocol, self.seat_seeds, self.game.seat_names,
+                              reveal_seq=reveal_seq)
 
 
 def _words(outcome: Outcome, replayer: MatchReplayer) -> str:
@@ -319,7 +526,8 @@ def replay_steps(
         except VerificationError as e:
             error = e
             break
-        if event["type"] == "client_seed" and replayer.started and replayer.state is not None:
+        if event["type"] not in PLAY_TYPES and replayer.started and not steps \
+                and replayer.state is not None:
             steps.append(Step(0, event["seq"], event, replayer.state))
         elif event["type"] in PLAY_TYPES and replayer.state is not None:
             steps.append(Step(replayer.plies, event["seq"], event, replayer.state))

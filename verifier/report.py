@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CHECKS", "CheckResult", "Failure", "Report", "VerificationError"]
+__all__ = ["CHECKS", "OPTIONAL_CHECKS", "CheckResult", "Failure", "Report", "VerificationError"]
 
 #: every check, in the order it runs, with what it means in one line for people
 CHECKS: tuple[tuple[str, str], ...] = (
@@ -15,15 +15,23 @@ CHECKS: tuple[tuple[str, str], ...] = (
     ("signature", "The server signed the final event, sealing the whole history."),
     ("rules", "The match names a known game, its rules version and the exact rules data."),
     ("commitment", "The seed revealed after the match is the one committed to before it."),
-    ("timing", "The commitment and every player's seed came before the first move."),
+    ("seeds", "Every player's seed was committed before any seed was shown, and each reveal "
+              "opens its commitment."),
+    ("timing", "Every event came in its phase: keys and seeds before the first move, and "
+               "exactly one reveal, last."),
     ("deal", "Every shuffle and draw is re-derived from the seeds."),
     ("moves", "Every move was legal under the rules, by the seat whose turn it was, "
               "and nothing happened after the end."),
-    ("move-signatures", "Every move signed with a player's key carries that player's valid "
-                        "signature."),
-    ("timers", "Every move came within the turn limit, and every timeout only after it."),
+    ("seat-signatures", "Every seed, move and resignation of a player with a key carries that "
+                        "player's valid signature (under the pinned key, where one is given)."),
+    ("timers", "Every move came within the turn limit, and every timeout, expiry and forfeit "
+               "only after its deadline."),
     ("result", "The declared result is the one the moves produce."),
+    ("receipts", "Every receipt the server signed for a player matches the event in this "
+                 "bundle: nothing the server accepted was dropped or changed."),
 )
+#: checks that run only when their input is given; otherwise they are "skipped"
+OPTIONAL_CHECKS = frozenset({"receipts"})
 _TITLES = dict(CHECKS)
 
 
@@ -43,7 +51,7 @@ class VerificationError(ValueError):
 @dataclass(frozen=True)
 class CheckResult:
     name: str
-    status: str  # "pass", "fail" or "not-checked"
+    status: str  # "pass", "fail", "not-checked" or "skipped" (an optional check without input)
     detail: str = ""
 
     @property
@@ -79,10 +87,20 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return self.failure is None and len(self.checks) == len(CHECKS)
+        """Every check passed (an optional check may instead be skipped for want of input)."""
+        return self.failure is None and len(self.checks) == len(CHECKS) and all(
+            check.status == "pass" or (check.status == "skipped"
+                                       and check.name in OPTIONAL_CHECKS)
+            for check in self.checks)
 
     def passed(self, name: str, detail: str = "") -> None:
         self.checks.append(CheckResult(name, "pass", detail))
+
+    def skipped(self, name: str, detail: str) -> None:
+        """An optional check that had nothing to check (no receipts given, say)."""
+        if name not in OPTIONAL_CHECKS:
+            raise ValueError(f"check {name!r} is not optional")
+        self.checks.append(CheckResult(name, "skipped", detail))
 
     def failed(self, error: VerificationError) -> None:
         self.failure = Failure(error.check, error.seq, error.reason)

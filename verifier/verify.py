@@ -7,16 +7,17 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .bundle import Bundle, InvalidBundle
 from .keys import InvalidKey, key_id, parse_public_key, verify_signature
 from .protocol import ZERO_HASH, commitment, event_hash, head_message
-from .replay import MatchReplayer
+from .receipts import Receipt, check_receipts
+from .replay import MatchReplayer, load_game
 from .report import Report, VerificationError
 
-__all__ = ["chain_hashes", "verify_bundle", "verify_bytes"]
+__all__ = ["UnknownSeat", "chain_hashes", "verify_bundle", "verify_bytes"]
 
 
 def chain_hashes(events: list[dict[str, Any]]) -> list[str]:
@@ -42,13 +43,21 @@ def chain_hashes(events: list[dict[str, Any]]) -> list[str]:
     return hashes
 
 
+class UnknownSeat(ValueError):
+    """A key is pinned for a seat the match does not have (the caller's mistake, not the
+    bundle's): a usage error."""
+
+
 def verify_bytes(data: bytes | str, trusted_key: str | None = None,
-                 seat_keys: Mapping[str, str] | None = None) -> Report:
+                 seat_keys: Mapping[str, str] | None = None,
+                 receipts: Sequence[Receipt] | None = None) -> Report:
     """Parse and verify a bundle file's bytes. Never raises for bad input: see the report.
 
-    ``seat_keys`` pins players' move-signing keys by seat name or index (``{"A": "ed25519:…"}``):
-    the match must show that seat registering exactly that key, so every move it signed is
-    provably the player's."""
+    ``seat_keys`` pins players' signing keys by seat name or index (``{"A": "ed25519:…"}``):
+    the match must show that seat registering exactly that key, so every seed and move it
+    signed is provably the player's. ``receipts`` are a player's receipts
+    (verifier.receipts.parse_receipts), checked against the bundle. Raises UnknownSeat for a
+    pin naming a seat the match does not have."""
     report = Report()
     try:
         bundle = Bundle.from_bytes(data)
@@ -56,12 +65,13 @@ def verify_bytes(data: bytes | str, trusted_key: str | None = None,
         report.failed(VerificationError("format", str(e)))
         return report
     report.passed("format", f"{len(bundle.events)} events")
-    return verify_bundle(bundle, trusted_key, report, seat_keys)
+    return verify_bundle(bundle, trusted_key, report, seat_keys, receipts)
 
 
 def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
                   report: Report | None = None,
-                  seat_keys: Mapping[str, str] | None = None) -> Report:
+                  seat_keys: Mapping[str, str] | None = None,
+                  receipts: Sequence[Receipt] | None = None) -> Report:
     """Run every check on a parsed bundle and return the report."""
     if report is None:
         report = Report()
@@ -71,9 +81,11 @@ def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
     reveal = events[-1]
     report.facts.update(
         match_id=genesis["match_id"], game=genesis["game"], params=genesis["params"],
+        protocol=genesis["protocol"], rules_version=genesis["rules_version"],
         events=len(events), seats=[seat["name"] for seat in genesis["seats"]],
         commitment=genesis["commitment"], server_seed=reveal["server_seed"],
-        result=reveal["result"], key_id=None, key_pinned=False,
+        result=reveal["result"], key_id=None, key_pinned=False, seat_keys_pinned=[],
+        deal_influence=None,
     )
     try:
         # (1) the chain: every event links by hash to the one before it
@@ -104,8 +116,12 @@ def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
             report.passed("signature", f"signed by key {kid} (not pinned: pass --trusted-key "
                           "to check it is the server's)")
 
-        # (3) the game, its rules version and rules data
-        replayer = MatchReplayer(genesis, bytes.fromhex(reveal["server_seed"]))
+        # (3) the game, its rules version and rules data; the players' pinned keys
+        game = load_game(genesis)
+        pins = _seat_pins(game.seat_names, seat_keys or {})
+        replayer = MatchReplayer(genesis, bytes.fromhex(reveal["server_seed"]),
+                                 seat_pins=pins)
+        report.facts["seat_keys_pinned"] = [game.seat_names[seat] for seat in sorted(pins)]
         report.passed("rules", f"{replayer.game.title}, rules {genesis['rules_version']}")
 
         # (4) the revealed seed opens the commitment published in the genesis
@@ -118,30 +134,52 @@ def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
         report.passed("commitment", f"SHA-256 commitment {genesis['commitment'][:16]}… opens "
                       "to the revealed seed")
 
-        # (5)-(9) replay every event under the protocol and the rules
+        # (5)-(11) replay every event under the protocol and the rules
         for event in events[1:]:
             replayer.feed(event)
-        if not replayer.started:
-            raise VerificationError("timing", "the match never started: not every seat added "
-                                    "or declined its client seed", len(events) - 1)
+        if not replayer.started and not replayer.ended:
+            raise VerificationError("timing", "the match never started: not every seat's seed "
+                                    "was fixed and revealed", len(events) - 1)
         if replayer.outcome is None:
             raise VerificationError("result", "the seed was revealed but the match is not over",
                                     len(events) - 1)
+        influence = replayer.deal_influence(len(events) - 1)
+        report.facts["deal_influence"] = influence
+        report.passed("seeds", _seeds_words(replayer))
         added = sum(seed is not None for seed in replayer.client_seeds)
         report.passed("timing", f"commitment at event 0; {added} of {replayer.seats} client "
-                      "seeds, all before the first move")
-        report.passed("deal", f"deal seed mixes the server seed with {added} client seed(s)")
+                      "seeds, all before the first move; one reveal, last")
+        if replayer.started:
+            report.passed("deal", f"deal seed mixes the server seed with {added} client "
+                          "seed(s)")
+        else:
+            report.passed("deal", "no deal: the match ended before it (a seed not revealed)")
         report.passed("moves", f"{replayer.plies} plays checked under {genesis['rules_version']}")
-        pinned = _check_seat_keys(replayer, seat_keys or {}, len(events) - 1)
         signed = sum(key is not None for key in replayer.seat_keys)
-        detail = (f"{signed} of {replayer.seats} seats signed their moves" if signed
-                  else "no seat registered a key (moves unsigned)")
-        if pinned:
-            detail += f"; pinned: {', '.join(pinned)}"
-        report.passed("move-signatures", detail)
+        what = "seeds and moves" if replayer.v2 else "moves"
+        detail = (f"{signed} of {replayer.seats} seats signed their {what}" if signed
+                  else f"no seat registered a key ({what} unsigned)")
+        if pins:
+            detail += f"; pinned: {', '.join(report.facts['seat_keys_pinned'])}"
+        report.passed("seat-signatures", detail)
         limit = replayer.turn_limit_ms
         report.passed("timers", f"turn limit {limit} ms" if limit else "no turn limit")
         report.passed("result", _result_words(replayer))
+
+        # (12) the player's receipts: nothing the server accepted was dropped or changed
+        if receipts is None:
+            report.skipped("receipts", "no receipts given (a player checks its own with "
+                           "--receipts FILE)")
+        else:
+            checked, others = check_receipts(bundle, hashes, receipts)
+            report.facts["receipts"] = {"checked": checked, "other_matches": others}
+            if checked:
+                report.passed("receipts", f"{checked} server-signed receipt(s) match this "
+                              "bundle" + (f"; {others} for other matches ignored"
+                                          if others else ""))
+            else:
+                report.skipped("receipts", f"none of the {len(receipts)} receipts is for this "
+                               "match")
     except VerificationError as e:
         report.failed(e)
     except InvalidKey as e:
@@ -149,34 +187,33 @@ def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
     return report
 
 
-def _check_seat_keys(replayer: MatchReplayer, seat_keys: Mapping[str, str],
-                     last: int) -> list[str]:
-    """Every pinned seat registered exactly the pinned key; returns the seats' names."""
-    names = [name.lower() for name in replayer.game.seat_names]
-    pinned = []
+def _seat_pins(seat_names: Sequence[str], seat_keys: Mapping[str, str]) -> dict[int, bytes]:
+    """Seat labels (a seat letter, name or index) to seat indices; UnknownSeat otherwise."""
+    names = [name.lower() for name in seat_names]
+    pins: dict[int, bytes] = {}
     for seat_text, key_text in seat_keys.items():
         label = seat_text.strip().lower()
-        if label.isdigit() and int(label) < replayer.seats:
+        if label.isdigit() and int(label) < len(seat_names):
             seat = int(label)
         elif label in names:
             seat = names.index(label)
         else:
-            raise VerificationError(
-                "move-signatures", f"a key is pinned for seat {seat_text!r}, but this match's "
-                f"seats are {', '.join(replayer.game.seat_names)}", last)
-        registered = replayer.seat_keys[seat]
-        expected = parse_public_key(key_text)
-        if registered is None:
-            raise VerificationError(
-                "move-signatures", f"{replayer.seat_name(seat)} registered no key, so none of "
-                f"its moves is signed by the pinned key {key_id(expected)}", last)
-        if registered != expected:
-            raise VerificationError(
-                "move-signatures", f"{replayer.seat_name(seat)} registered key "
-                f"{key_id(registered)}, not the pinned key {key_id(expected)}: its moves were "
-                "not signed by that player", last)
-        pinned.append(replayer.game.seat_names[seat])
-    return pinned
+            raise UnknownSeat(f"a key is pinned for seat {seat_text!r}, but this match's "
+                              f"seats are {', '.join(seat_names)}")
+        try:
+            pins[seat] = parse_public_key(key_text)
+        except InvalidKey as e:
+            raise UnknownSeat(f"the key pinned for seat {seat_text!r}: {e}") from None
+    return pins
+
+
+def _seeds_words(replayer: MatchReplayer) -> str:
+    if not replayer.v2:
+        return ("protocol v1: client seeds were neither committed nor signed (the weaker "
+                "guarantee of version 1 bundles)")
+    hows = [seed.how for seed in replayer.seat_seeds]
+    parts = [f"{name}: {how}" for name, how in zip(replayer.game.seat_names, hows, strict=True)]
+    return "every seed committed before any was shown; " + ", ".join(parts)
 
 
 def _result_words(replayer: MatchReplayer) -> str:

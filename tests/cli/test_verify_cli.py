@@ -13,6 +13,7 @@ ROOT = Path(__file__).parents[2] / "fixtures" / "bundles"
 HONEST = ROOT / "honest" / "arcomage-archmage-citadel-normal.json"
 TAMPERED = ROOT / "tampered" / "swapped-card.json"
 KEY = (ROOT / "server-key.txt").read_text().strip()
+SWAPPED_AT = json.loads((ROOT / "tampered" / "expected.json").read_text())["swapped-card"]["seq"]
 
 
 def fairdeal(
@@ -35,7 +36,7 @@ def test_verify_ok_and_fail_with_exit_codes() -> None:
     both = fairdeal("verify", str(HONEST), str(TAMPERED))
     assert both.returncode == 1
     assert f"FAIL: {TAMPERED}" in both.stdout
-    assert "moves check failed at event 5" in both.stdout
+    assert f"moves check failed at event {SWAPPED_AT}" in both.stdout
     assert "not in seat B's hand" in both.stdout
 
 
@@ -50,16 +51,18 @@ def test_verify_json_report() -> None:
     assert result.returncode == 1
     report = json.loads(result.stdout)
     assert report["ok"] is False
-    assert report["failure"] == {"check": "moves", "seq": 5,
+    assert report["failure"] == {"check": "moves", "seq": SWAPPED_AT,
                                  "reason": report["failure"]["reason"]}
     assert [c["name"] for c in report["checks"]][:3] == ["format", "chain", "signature"]
 
 
 def test_verbose_lists_every_check() -> None:
     result = fairdeal("verify", "-v", str(HONEST))
-    for name in ("format", "chain", "signature", "rules", "commitment", "timing", "deal",
-                 "moves", "move-signatures", "timers", "result"):
+    for name in ("format", "chain", "signature", "rules", "commitment", "seeds", "timing",
+                 "deal", "moves", "seat-signatures", "timers", "result", "receipts"):
         assert f"] {name}:" in result.stdout
+    assert "[skip] receipts:" in result.stdout
+    assert "  deal: " in result.stdout
 
 
 @pytest.mark.parametrize("content", [b"", b"not json", b"[1,2", b"{}", b'{"format": 3}',
@@ -182,16 +185,25 @@ def test_seat_keys_can_be_pinned() -> None:
                     "--seat-key", f"1={keys[1]}")
     assert both.returncode == 0, both.stdout
     assert "pinned: A, B" in both.stdout
+    assert both.stdout.startswith("OK: ") and "seat keys A, B pinned" in both.stdout
+    # a wrong key is reported at the event where the seat registered its key
+    b_key_event = next(e["seq"] for e in events if e["type"] == "seat_key" and e["seat"] == 1)
     other = fairdeal("verify", str(signed), "--seat-key", f"B={keys[0]}")
     assert other.returncode == 1
-    assert "move-signatures check failed" in other.stdout
+    assert f"seat-signatures check failed at event {b_key_event}" in other.stdout
     assert "not the pinned key" in other.stdout
+    # a seat that never registered one, at its first seed event
     unsigned = fairdeal("verify", str(HONEST), "--seat-key", f"A={keys[0]}")
+    first_seed = next(e["seq"] for e in json.loads(HONEST.read_text())["events"]
+                      if e.get("seat") == 0)
     assert unsigned.returncode == 1
     assert "registered no key" in unsigned.stdout
+    assert f"at event {first_seed}" in unsigned.stdout
+    # a seat the match does not have is the caller's mistake: a usage error
     nobody = fairdeal("verify", str(signed), "--seat-key", f"blue={keys[0]}")
-    assert nobody.returncode == 1
-    assert "seats are A, B" in nobody.stdout
+    assert nobody.returncode == 2
+    assert "seats are A, B" in nobody.stderr
+    assert_no_traceback(nobody)
     malformed = fairdeal("verify", str(signed), "--seat-key", "A:ed25519:00")
     assert malformed.returncode == 2
     assert "--seat-key" in malformed.stderr

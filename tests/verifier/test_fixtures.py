@@ -1,5 +1,7 @@
 """The sample bundles: every honest one verifies, every tampered one fails with the check and
-the event it must name, and the committed files are exactly what fixtures/build.py makes."""
+the event it must name, and the committed files are exactly what fixtures/build.py makes. The
+archive of version-1 bundles (fixtures/bundles/v1/, recorded before protocol v2) still verifies,
+and its reports state the weaker guarantee those bundles carry."""
 
 from __future__ import annotations
 
@@ -15,6 +17,10 @@ ROOT = Path(__file__).parents[2] / "fixtures" / "bundles"
 SERVER_KEY = (ROOT / "server-key.txt").read_text().strip()
 EXPECTED = json.loads((ROOT / "tampered" / "expected.json").read_text())
 HONEST = sorted((ROOT / "honest").glob("*.json"))
+V1 = ROOT / "v1"
+V1_EXPECTED = json.loads((V1 / "tampered" / "expected.json").read_text())
+V1_HONEST = sorted((V1 / "honest").glob("*.json"))
+V1_KEY = (V1 / "server-key.txt").read_text().strip()
 
 
 def test_the_corpus_is_broad() -> None:
@@ -30,8 +36,34 @@ def test_the_corpus_is_broad() -> None:
 def test_honest_bundles_verify_with_the_pinned_key(path: Path) -> None:
     report = verify_bytes(path.read_bytes(), SERVER_KEY)
     assert report.ok, report.failure
-    assert [check.status for check in report.checks] == ["pass"] * 11
+    statuses = {check.name: check.status for check in report.checks}
+    assert statuses.pop("receipts") == "skipped"
+    assert set(statuses.values()) == {"pass"} and len(statuses) == 12
     assert report.facts["key_pinned"] is True
+    assert report.facts["protocol"] == "fairdeal/2"
+    assert "could have chosen" in report.facts["deal_influence"]["text"] or \
+        "fair unless" in report.facts["deal_influence"]["text"]
+
+
+@pytest.mark.parametrize("path", V1_HONEST, ids=lambda path: path.stem)
+def test_version_1_bundles_still_verify_with_their_weaker_guarantee(path: Path) -> None:
+    report = verify_bytes(path.read_bytes(), V1_KEY)
+    assert report.ok, report.failure
+    assert report.facts["protocol"] == "fairdeal/1"
+    assert report.facts["deal_influence"]["text"] == (
+        "version 1 bundle, client seeds unsigned: the server could have chosen this deal")
+    assert report.facts["deal_influence"]["colluders_needed"] == [["server"]]
+    seeds = next(check for check in report.checks if check.name == "seeds")
+    assert "weaker guarantee" in seeds.detail
+
+
+@pytest.mark.parametrize("name", sorted(V1_EXPECTED), ids=str)
+def test_tampered_version_1_bundles_still_fail(name: str) -> None:
+    expect = V1_EXPECTED[name]
+    report = verify_bytes((V1 / "tampered" / f"{name}.json").read_bytes(), V1_KEY)
+    assert report.failure is not None and report.failure.check == expect["check"], report.failure
+    if "seq" in expect:
+        assert report.failure.seq == expect["seq"]
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED), ids=str)
@@ -60,7 +92,8 @@ def test_the_committed_fixtures_are_reproducible() -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     built = module.build()
-    committed = {str(p.relative_to(ROOT)): p.read_bytes() for p in ROOT.rglob("*") if p.is_file()}
+    committed = {str(p.relative_to(ROOT)): p.read_bytes() for p in ROOT.rglob("*")
+                 if p.is_file() and V1 not in p.parents}
     assert set(built) == set(committed)
     changed = [name for name in built if built[name] != committed[name]]
     assert not changed, f"fixtures differ from what build.py makes: {changed[:5]}"

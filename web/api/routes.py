@@ -74,8 +74,14 @@ def get_match(match_id: str) -> Response:
 def add_seed(match_id: str) -> tuple[Response, int]:
     token = bearer_token(required=True)
     body = json_body()
-    unknown_fields(body, {"client_seed"})
-    return _played(ledger().add_seed(match_id, token, field(body, "client_seed")))
+    unknown_fields(body, {"client_seed", "commitment", "expected_seq", "sig"})
+    if "client_seed" not in body and "commitment" not in body:
+        raise BadRequest("send 'client_seed' (64 hex, or null to decline) or 'commitment' "
+                         "(64 hex, the first of two steps)", code="missing-field")
+    return _played(ledger().add_seed(match_id, token, body.get("client_seed"),
+                                     commitment=body.get("commitment"),
+                                     expected_seq=body.get("expected_seq"),
+                                     sig=body.get("sig")))
 
 
 @bp.post("/matches/<match_id>/seat-key")
@@ -90,11 +96,12 @@ def register_key(match_id: str) -> tuple[Response, int]:
 def play(match_id: str) -> tuple[Response, int]:
     token = bearer_token(required=True)
     body = json_body()
-    unknown_fields(body, {"action", "expected_seq", "action_id", "ts", "sig"})
+    unknown_fields(body, {"action", "expected_seq", "action_id", "client_ts", "ts", "sig"})
     result = ledger().play(match_id, token, field(body, "action"),
                            expected_seq=field(body, "expected_seq"),
                            action_id=field(body, "action_id"),
-                           ts=body.get("ts"), sig=body.get("sig"))
+                           client_ts=body.get("client_ts"), sig=body.get("sig"),
+                           ts=body.get("ts"))
     return _played(result)
 
 
@@ -102,9 +109,10 @@ def play(match_id: str) -> tuple[Response, int]:
 def resign(match_id: str) -> tuple[Response, int]:
     token = bearer_token(required=True)
     body = json_body(empty_ok=True)
-    unknown_fields(body, {"expected_seq", "ts", "sig"})
+    unknown_fields(body, {"expected_seq", "client_ts", "ts", "sig"})
     result = ledger().resign(match_id, token, expected_seq=body.get("expected_seq"),
-                             ts=body.get("ts"), sig=body.get("sig"))
+                             client_ts=body.get("client_ts"), sig=body.get("sig"),
+                             ts=body.get("ts"))
     return _played(result)
 
 
@@ -113,8 +121,8 @@ def _played(result: dict[str, Any]) -> tuple[Response, int]:
     ``head`` on top, so a client goes on to its next move without a GET."""
     view = result["view"]
     replayed = bool(result.get("replayed", False))
-    payload = {"event": result["event"], "replayed": replayed, "next_seq": view["next_seq"],
-               "head": view["head"], "view": view}
+    payload = {"event": result["event"], "receipt": result["receipt"], "replayed": replayed,
+               "next_seq": view["next_seq"], "head": view["head"], "view": view}
     return jsonify(payload), 200 if replayed else 201
 
 

@@ -20,6 +20,8 @@ from fairdeal.games import get_bots, get_game
 from fairdeal.ledger.keys import load_or_create_server_key
 from fairdeal.ledger.service import Ledger
 from fairdeal.ledger.store import EventStore, open_engine
+from fairdeal.verifier.keys import SigningKey
+from fairdeal.verifier.protocol import client_commitment, seat_message
 from fairdeal.web.app import create_app
 
 PG_ENV = "FAIRDEAL_TEST_POSTGRES_URL"
@@ -93,10 +95,32 @@ class Driver:
         created = self.call("POST", "/matches", {"game": game, **body})
         return created["id"], [seat["token"] for seat in created["seats"]]
 
-    def seed_all(self, match_id: str, tokens: list[str], rng: random.Random) -> None:
-        for seat, token in enumerate(tokens):
-            self.call("POST", f"/matches/{match_id}/seed",
-                      {"client_seed": rng.randbytes(32).hex()}, token, who=f"seat{seat}")
+    def seed_all(self, match_id: str, tokens: list[str], rng: random.Random,
+                 keys: list[SigningKey] | None = None) -> list[dict[str, Any]]:
+        """Every seat adds a seed: in one step, or — when the seats hold ``keys`` — in two
+        signed steps (commit, then reveal once all have committed). Returns the answers."""
+        answers = []
+        if keys is None:
+            for seat, token in enumerate(tokens):
+                answers.append(self.call("POST", f"/matches/{match_id}/seed",
+                                         {"client_seed": rng.randbytes(32).hex()}, token,
+                                         who=f"seat{seat}"))
+            return answers
+        seeds = [rng.randbytes(32).hex() for _ in tokens]
+        steps = [("seed_commit", "commitment", client_commitment(match_id, seat, seed))
+                 for seat, seed in enumerate(seeds)]
+        steps += [("seed_reveal", "client_seed", seed) for seed in seeds]
+        for index, (kind, name, value) in enumerate(steps):
+            seat = index % len(tokens)
+            view = self.call("GET", f"/matches/{match_id}", token=tokens[seat])
+            draft = {"seq": view["next_seq"], "prev": view["head"], "type": kind,
+                     "seat": seat, name: value}
+            answers.append(self.call(
+                "POST", f"/matches/{match_id}/seed",
+                {name: value, "expected_seq": view["next_seq"],
+                 "sig": keys[seat].sign(seat_message(draft)).hex()},
+                tokens[seat], who=f"seat{seat}"))
+        return answers
 
     def play_out(self, match_id: str, tokens: list[str], rng: random.Random,
                  limit: int = 5_000) -> int:

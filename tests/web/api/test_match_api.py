@@ -11,7 +11,7 @@ from openapi_spec_validator import validate
 
 from fairdeal.cli.main import cli
 from fairdeal.verifier.keys import SigningKey
-from fairdeal.verifier.protocol import move_message
+from fairdeal.verifier.protocol import event_hash, seat_message
 from fairdeal.verifier.verify import verify_bytes
 
 
@@ -50,49 +50,58 @@ def test_two_bots_play_a_match_that_verifies(driver, client, tmp_path) -> None:
 
 
 def test_signed_moves_through_the_api(driver, client, tmp_path) -> None:
-    """A seat that registered a key signs the exact event stored, minus its sig."""
+    """A seat that registered a key signs its seeds and its moves: the exact event stored minus
+    its sig and the server's ts; its own clock travels inside as client_ts."""
     rng = random.Random(3)
     match_id, tokens = driver.create("toybattle")
     keys = [SigningKey.from_seed(bytes([seat + 1]) * 32) for seat in range(2)]
     for seat, token in enumerate(tokens):
         driver.call("POST", f"/matches/{match_id}/seat-key",
                     {"public_key": keys[seat].public_text}, token)
-    driver.seed_all(match_id, tokens, rng)
+    driver.seed_all(match_id, tokens, rng, keys)
     seat = driver.call("GET", f"/matches/{match_id}")["current_seat"]
     view = driver.call("GET", f"/matches/{match_id}", token=tokens[seat])
     action = view["legal_actions"][0]
-    ts = time.time_ns() // 1_000_000
-    draft = {"seq": view["next_seq"], "prev": view["head"], "type": "move", "ts": ts,
-             "seat": seat, "action": action, "action_id": "s1"}
+    client_ts = time.time_ns() // 1_000_000 - 4_000  # a clock 4 s behind: evidence only
+    draft = {"seq": view["next_seq"], "prev": view["head"], "type": "move",
+             "seat": seat, "action": action, "action_id": "s1", "client_ts": client_ts}
     # unsigned, and signed by the wrong key: refused, nothing stored
-    body = {"action": action, "expected_seq": view["next_seq"], "action_id": "s1", "ts": ts}
+    body = {"action": action, "expected_seq": view["next_seq"], "action_id": "s1",
+            "client_ts": client_ts}
     refused = client.post(f"/api/v1/matches/{match_id}/actions", json=body,
                           headers={"Authorization": f"Bearer {tokens[seat]}"})
     assert refused.status_code == 400
     assert refused.get_json()["error"]["code"] == "missing-signature"
     forged = client.post(f"/api/v1/matches/{match_id}/actions",
-                         json={**body, "sig": keys[1 - seat].sign(move_message(draft)).hex()},
+                         json={**body, "sig": keys[1 - seat].sign(seat_message(draft)).hex()},
                          headers={"Authorization": f"Bearer {tokens[seat]}"})
     assert forged.status_code == 422
     assert forged.get_json()["error"]["code"] == "bad-signature"
-    stored = driver.call("POST", f"/matches/{match_id}/actions",
-                         {**body, "sig": keys[seat].sign(move_message(draft)).hex()},
-                         tokens[seat])["event"]
-    assert {k: v for k, v in stored.items() if k != "sig"} == draft
+    before = time.time_ns() // 1_000_000
+    answer = driver.call("POST", f"/matches/{match_id}/actions",
+                         {**body, "sig": keys[seat].sign(seat_message(draft)).hex()},
+                         tokens[seat])
+    stored = answer["event"]
+    assert {k: v for k, v in stored.items() if k not in ("sig", "ts")} == draft
+    assert stored["ts"] >= before  # the server's clock, not the player's
+    assert answer["receipt"]["event"] == event_hash(stored)
     # resign, signed
     view = driver.call("GET", f"/matches/{match_id}", token=tokens[seat])
-    ts = time.time_ns() // 1_000_000
-    draft = {"seq": view["next_seq"], "prev": view["head"], "type": "resign", "ts": ts,
-             "seat": seat}
+    client_ts = time.time_ns() // 1_000_000
+    draft = {"seq": view["next_seq"], "prev": view["head"], "type": "resign",
+             "seat": seat, "client_ts": client_ts}
     driver.call("POST", f"/matches/{match_id}/resign",
-                {"expected_seq": view["next_seq"], "ts": ts,
-                 "sig": keys[seat].sign(move_message(draft)).hex()}, tokens[seat])
+                {"expected_seq": view["next_seq"], "client_ts": client_ts,
+                 "sig": keys[seat].sign(seat_message(draft)).hex()}, tokens[seat])
     public = driver.call("GET", f"/matches/{match_id}")
     assert public["status"] == "ended" and public["result"]["winner"] == 1 - seat
     key = driver.call("GET", "/keys")["keys"][0]["key"]
     assert _verify_with_cli(tmp_path, match_id, key).startswith("OK:")
-    report = verify_bytes(client.get(f"/api/v1/matches/{match_id}/bundle").data, key)
-    assert report.ok and "2 of 2 seats signed" in report.checks[8].detail
+    report = verify_bytes(client.get(f"/api/v1/matches/{match_id}/bundle").data, key,
+                          {"0": keys[0].public_text, "1": keys[1].public_text})
+    signatures = next(check for check in report.checks if check.name == "seat-signatures")
+    assert report.ok and "2 of 2 seats signed" in signatures.detail
+    assert report.facts["deal_influence"]["colluders_needed"] == [["server", "blue", "red"]]
 
 
 def test_import_verifies_first_and_stores_read_only(driver, client, tmp_path) -> None:

@@ -1,5 +1,6 @@
 """A seat that never adds nor declines its seed: past the seating deadline the server declines
-for it (``client_seed: null`` stamped with the deadline), with nobody calling, and play starts."""
+for it (``seed_expired`` stamped with the deadline), with nobody calling, and play starts. A
+seat that committed and never reveals forfeits the match: it is never re-dealt."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from click.testing import CliRunner
 from fairdeal.cli.main import cli
 from fairdeal.ledger.errors import Refused
 from fairdeal.ledger.service import DEFAULT_SEED_DEADLINE_MS, Ledger
+from fairdeal.verifier.protocol import client_commitment
+from fairdeal.verifier.verify import verify_bytes
 from fairdeal.web.app import create_app
 
 
@@ -39,8 +42,9 @@ def test_the_sweeper_declines_missing_seeds_with_nobody_calling(ledger: Ledger,
     ledger.stop_sweeper()
     genesis, seeded, declined = stored[:3]
     assert seeded["type"] == "client_seed" and seeded["client_seed"] == "ab" * 32
-    assert declined == {**declined, "type": "client_seed", "seat": 1, "client_seed": None,
+    assert declined == {**declined, "type": "seed_expired", "seat": 1,
                         "ts": created["seed_deadline_ms"]}  # the deadline exactly
+    assert "client_seed" not in declined
     assert created["seed_deadline_ms"] == genesis["ts"] + 400
     # play started, and the turn timeouts ran the match to its end
     assert stored[3]["type"] == "timeout" and stored[3]["ts"] == declined["ts"] + 300
@@ -70,11 +74,57 @@ def test_a_late_request_declines_every_missing_seed_as_if_on_time(ledger: Ledger
     view = ledger.seat_view(match_id, tokens[1])
     assert view["status"] == "playing" and view["seeded"] == [True, True]
     events = ledger.public_events(match_id)
-    assert [(e["type"], e.get("seat"), e.get("client_seed"), e["ts"]) for e in events[1:]] == [
-        ("client_seed", 0, None, deadline), ("client_seed", 1, None, deadline)]
-    with pytest.raises(Refused, match="already added or declined") as refused:
+    assert [(e["type"], e.get("seat"), e["ts"]) for e in events[1:]] == [
+        ("seed_expired", 0, deadline), ("seed_expired", 1, deadline)]
+    with pytest.raises(Refused, match="already in") as refused:
         ledger.add_seed(match_id, tokens[1], "cd" * 32)
     assert refused.value.code == "out-of-phase"
     # a turn limit is the seating deadline when none is given
     timed = ledger.create_match("arcomage", {}, turn_limit_ms=2_000)
     assert timed["seed_deadline_ms"] == now[0] + 2_000
+
+
+def test_a_seat_that_committed_and_never_reveals_forfeits(ledger: Ledger, tmp_path) -> None:
+    """Seat B commits, sees seat A's reveal and does not like the deal it would make: it stays
+    silent. At the reveal deadline the server forfeits it — A wins, and nothing is re-dealt."""
+    now = [1_800_000_000_000]
+    ledger.clock = lambda: now[0]
+    created = ledger.create_match("arcomage", {}, turn_limit_ms=5_000, seed_deadline_ms=10_000)
+    match_id = created["id"]
+    tokens = [seat["token"] for seat in created["seats"]]
+    seeds = ["aa" * 32, "bb" * 32]
+    for seat, token in enumerate(tokens):
+        ledger.add_seed(match_id, token, commitment=client_commitment(match_id, seat,
+                                                                        seeds[seat]))
+        now[0] += 100
+    closed = now[0] - 100
+    with pytest.raises(Refused, match="committed to a seed"):
+        ledger.add_seed(match_id, tokens[0], None)
+    ledger.add_seed(match_id, tokens[0], seeds[0])
+    assert ledger.seat_view(match_id, tokens[1])["seed_phase"] == "reveal"
+    now[0] = closed + 10_000  # the reveal deadline: counted from the last commitment
+    view = ledger.spectator_view(match_id)
+    assert view["status"] == "ended"
+    assert view["result"] == {"winner": 0, "reason": "seed-not-revealed"}
+    events = ledger.public_events(match_id)
+    assert [e["type"] for e in events] == ["genesis", "seed_commit", "seed_commit",
+                                           "seed_reveal", "seed_forfeit", "reveal"]
+    assert events[4] == {**events[4], "seat": 1, "ts": closed + 10_000}
+    report = verify_bytes(ledger.bundle(match_id), ledger.server_key.public_text)
+    assert report.ok, report.failure
+    assert report.facts["deal_influence"]["text"].startswith("no deal was made: seat B")
+
+
+def test_a_reveal_before_every_seat_committed_is_refused(ledger: Ledger) -> None:
+    created = ledger.create_match("arcomage", {}, turn_limit_ms=None)
+    match_id = created["id"]
+    tokens = [seat["token"] for seat in created["seats"]]
+    ledger.add_seed(match_id, tokens[0], commitment=client_commitment(match_id, 0, "aa" * 32))
+    with pytest.raises(Refused, match="only once every seat") as refused:
+        ledger.add_seed(match_id, tokens[0], "aa" * 32)
+    assert refused.value.code == "out-of-phase"
+    ledger.add_seed(match_id, tokens[1], None)  # B declines: the reveals may begin
+    with pytest.raises(Refused, match="does not open its commitment"):
+        ledger.add_seed(match_id, tokens[0], "ab" * 32)
+    ledger.add_seed(match_id, tokens[0], "aa" * 32)
+    assert ledger.spectator_view(match_id)["status"] == "playing"
