@@ -247,7 +247,12 @@ def test_other_pages_render(page: Any, browser: Any, server: str, bundle_dir: Pa
     panel = page.locator("#verification").inner_text()
     assert "not yet verifiable" in panel and "every check passed" not in panel
     assert page.locator(".check-row.status-pass").count() == 2  # format, chain so far
-    assert page.locator(".check-row.status-pending").count() == 9
+    from fairdeal.verifier.report import CHECKS, OPTIONAL_CHECKS
+
+    # the rest wait for the reveal; the receipts are a player's check to run (skipped)
+    pending = len(CHECKS) - 2 - len(OPTIONAL_CHECKS)
+    assert page.locator(".check-row.status-pending").count() == pending
+    assert page.locator(".check-row.status-skipped").count() == len(OPTIONAL_CHECKS)
     _shot(page, "match-live")
     page.goto(f"{server}/m/nothing-here")
     _shot(page, "not-found")
@@ -358,6 +363,7 @@ def test_home_badges_say_who_signed(page: Any, ledger_server: tuple[str, Any]) -
     panel = page.locator("#verification").inner_text()
     assert f"signed by another server · key {signer}" in panel
     assert "every check passed" not in panel
+    assert "Who could have influenced this deal:" in page.locator("#deal-influence").inner_text()
     _shot(page, "match-signed-by-another-server")
 
 
