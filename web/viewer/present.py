@@ -132,6 +132,15 @@ def _event_text(match: LoadedMatch, event: Mapping[str, Any]) -> str:
         if event.get("client_seed") is None:
             return f"{who} declined to add a client seed"
         return f"{who} added a client seed {str(event['client_seed'])[:12]}…"
+    # fairdeal/2: a seat's seed in two steps, and what the server writes when a seat is late
+    if kind == "seed_commit":
+        return f"{who} committed to a client seed {str(event.get('commitment', ''))[:12]}…"
+    if kind == "seed_reveal":
+        return f"{who} revealed its client seed {str(event.get('client_seed', ''))[:12]}…"
+    if kind == "seed_expired":
+        return f"{who} sent no seed before the seating deadline: the server declined for it"
+    if kind == "seed_forfeit":
+        return f"{who} committed to a seed and did not reveal it in time: it forfeits"
     if kind == "reveal":
         outcome = result_words(event.get("result"), seats, match.game)
         return f"Seed revealed {str(event.get('server_seed', ''))[:12]}… — {outcome}"
