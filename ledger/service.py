@@ -12,9 +12,10 @@ resignation, reveal and seal, export and import.
 Time: every event is stamped with the server clock when it is accepted, and that clock alone
 governs every deadline; a seat that signs its moves puts its own clock in them (``client_ts``)
 as evidence only, so no seat can shorten the opponent's turn by backdating its move (matches
-created under fairdeal/1 keep the old rule until they end). A timeout is always stamped with the deadline itself (previous event's ts +
-turn limit), whether the background sweeper writes it on time or a request finds it late: the
-record is the same as if it had been written at the deadline.
+created under fairdeal/1 keep the old rule until they end). A timeout is always stamped with
+the deadline itself (previous event's ts + turn limit), whether the background sweeper writes it
+on time or a request finds it late: the record is the same as if it had been written at the
+deadline.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Bot matches recorded exactly as live ones are: commitment, client seeds, chained moves,
 server-written timeouts, reveal and signature. Seats commit to their seeds, then reveal them
-(fairdeal/2); a signing seat signs its seed events and its moves. With a seed, everything — server seeds, match
-ids, bot choices, bot thinking times, the clock and the signing keys — derives from it, so the
-output is byte-for-byte reproducible.
+(fairdeal/2); a signing seat signs its seed events and its moves. With a seed, everything —
+server seeds, match ids, bot choices, bot thinking times, the clock and the signing keys —
+derives from it, so the output is byte-for-byte reproducible.
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from fairdeal.verifier.report import CHECKS, OPTIONAL_CHECKS
+
 CHROMIUM = os.environ.get("FAIRDEAL_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -247,8 +249,6 @@ def test_other_pages_render(page: Any, browser: Any, server: str, bundle_dir: Pa
     panel = page.locator("#verification").inner_text()
     assert "not yet verifiable" in panel and "every check passed" not in panel
     assert page.locator(".check-row.status-pass").count() == 2  # format, chain so far
-    from fairdeal.verifier.report import CHECKS, OPTIONAL_CHECKS
-
     # the rest wait for the reveal; the receipts are a player's check to run (skipped)
     pending = len(CHECKS) - 2 - len(OPTIONAL_CHECKS)
     assert page.locator(".check-row.status-pending").count() == pending

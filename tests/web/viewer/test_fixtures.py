@@ -11,15 +11,15 @@ import pytest
 
 from fairdeal.verifier.report import CHECKS, OPTIONAL_CHECKS
 
+#: the checks that pass on an honest bundle (the optional ones are skipped without input)
+REQUIRED_CHECKS = len(CHECKS) - len(OPTIONAL_CHECKS)
+
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "bundles"
 EXPECTED: dict[str, dict[str, Any]] = (
     json.loads((FIXTURES / "tampered" / "expected.json").read_text())
     if (FIXTURES / "tampered" / "expected.json").exists() else {}
 )
 HONEST = sorted((FIXTURES / "honest").glob("*.json"))
-
-#: a bundle that verifies passes every check but the optional ones (skipped without input)
-PASSING = len(CHECKS) - len(OPTIONAL_CHECKS)
 
 
 @pytest.fixture()
@@ -38,7 +38,7 @@ def test_honest_fixture_uploads_verified_and_steps(client: Any, path: Path) -> N
     response = client.post("/upload", data={"pasted": path.read_text()})
     assert response.status_code == 303
     page = client.get(response.location).get_data(as_text=True)
-    assert "✓ every check passed" in page and page.count("status-pass") == PASSING
+    assert "✓ every check passed" in page and page.count("status-pass") == REQUIRED_CHECKS
     assert "<svg" in page
     last = int(page.split('id="step-last">')[1].split("<")[0])
     fragment = client.get(response.location.split("?")[0] + f"/step/{last}.json").get_json()

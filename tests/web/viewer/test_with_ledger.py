@@ -12,11 +12,11 @@ from fairdeal.games import get_bots, get_game
 from fairdeal.verifier.report import CHECKS, OPTIONAL_CHECKS
 from fairdeal.web.app import create_app
 
+#: the checks that pass on an honest bundle (the optional ones are skipped without input)
+REQUIRED_CHECKS = len(CHECKS) - len(OPTIONAL_CHECKS)
+
 #: the seat tokens of the matches _play_some created (the ledger returns them only once)
 _TOKENS: dict[str, list[str]] = {}
-
-#: a bundle that verifies passes every check but the optional ones (skipped without input)
-PASSING = len(CHECKS) - len(OPTIONAL_CHECKS)
 
 
 @pytest.fixture()
@@ -62,7 +62,7 @@ def test_viewer_over_the_ledger_lists_imports_and_steps(ledger_app: Any,
     assert f"/m/{match_id}" in home and "1:00 per turn" in home
     assert "signed by another server" in home and "✓ verified" not in home
     page = client.get(f"/m/{match_id}?step=4").get_data(as_text=True)
-    assert 'id="step-number">4<' in page and page.count("status-pass") == PASSING
+    assert 'id="step-number">4<' in page and page.count("status-pass") == REQUIRED_CHECKS
     assert client.get(f"/m/{match_id}/step/5.json").get_json()["step"] == 5
     assert client.get("/m/0000000000000000").status_code == 404
 
