@@ -250,6 +250,11 @@ def replay(file: str, step: int | None, as_json: bool) -> None:
     except VerificationError as e:
         raise click.ClickException(f"cannot replay {file}: {e}") from None
     game = replayer.game
+    if not steps:
+        outcome = replayer.outcome
+        why = f" ({outcome.reason})" if outcome is not None else ""
+        raise click.ClickException(f"{file}: the match ended before any deal was made{why}: "
+                                   "there are no states to replay")
     if step is not None:
         if step >= len(steps):
             raise click.BadParameter(f"the match has steps 0 to {len(steps) - 1}",

@@ -29,7 +29,7 @@ from fairdeal.games import RulesError, get_game
 from fairdeal.verifier.bundle import InvalidBundle
 from fairdeal.verifier.canonical import CanonicalError, canonical_bytes
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
-from fairdeal.verifier.protocol import PROTOCOL_V1, event_hash
+from fairdeal.verifier.protocol import PROTOCOL, PROTOCOL_V1, event_hash
 from fairdeal.verifier.receipts import receipt_json
 from fairdeal.verifier.record import MatchRecorder, make_genesis
 
@@ -86,12 +86,16 @@ class Ledger(ReadSide):
     def create_match(self, game: str, params: Mapping[str, Any] | None = None, *,
                      turn_limit_ms: int | None = DEFAULT_TURN_LIMIT_MS,
                      seats: Sequence[str] | None = None,
-                     seed_deadline_ms: int | None = None) -> dict[str, Any]:
+                     seed_deadline_ms: int | None = None,
+                     protocol: str = PROTOCOL) -> dict[str, Any]:
         """Create a match: draw its server seed, publish the commitment, issue seat tokens.
 
         The tokens are returned here once and only their hashes are kept. A seat that has not
-        added or declined its seed ``seed_deadline_ms`` after the creation (default: the turn
-        limit, or DEFAULT_SEED_DEADLINE_MS without one) is declined by the server.
+        fixed its seed ``seed_deadline_ms`` after the creation (default: the turn limit, or
+        DEFAULT_SEED_DEADLINE_MS without one) is declined by the server; a seat that committed
+        and has not revealed as long after the last seed was fixed forfeits. ``protocol`` is
+        always the current one for new matches; ``fairdeal/1`` exists so that the tests can
+        recreate a live match of a database that predates version 2.
         """
         try:
             rules = get_game(game)
@@ -126,7 +130,7 @@ class Ledger(ReadSide):
                                    match_id=match_id, server_seed=server_seed,
                                    server_key_id=self.server_key.key_id,
                                    turn_limit_ms=turn_limit_ms, ts=created,
-                                   seating_ms=seed_deadline_ms)
+                                   seating_ms=seed_deadline_ms, protocol=protocol)
         except RulesError as e:
             raise BadRequest(str(e), code="invalid-params") from None
         except (InvalidBundle, CanonicalError) as e:

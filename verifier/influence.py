@@ -134,9 +134,12 @@ def deal_influence(protocol: str, seats: Sequence[SeatSeed], seat_names: Sequenc
         text = f"{'; '.join(reasons)}: {choosers} could have chosen this deal"
     unpinned = [name for name, seat in zip(seat_names, seats, strict=True)
                 if seat.signed and not seat.pinned and seat.how in ("commit-reveal", "one-step")]
-    if unpinned:
-        text += (f" (key of {_join(['seat ' + n for n in unpinned])} not pinned: pin it with "
-                 "--seat-key to be sure it is the player's)")
+    if len(unpinned) == 1:
+        text += (f" (key of seat {unpinned[0]} not pinned: pin it with --seat-key to be sure "
+                 "it is the player's)")
+    elif unpinned:
+        text += (f" (keys of seats {_join(unpinned)} not pinned: pin them with --seat-key to "
+                 "be sure they are the players')")
     return {"text": text, "colluders_needed": ordered, "seats": seat_json}
 
 

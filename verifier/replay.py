@@ -108,9 +108,8 @@ class MatchReplayer:
         self.seat_keys: list[bytes | None] = [None] * self.seats
         self.seat_seeds = [SeatSeed() for _ in range(self.seats)]
         self.commitments: list[str | None] = [None] * self.seats
-        self.seat_pins = dict(seat_pins or {})
-        for seat in self.seat_pins:
-            self.seat_seeds[seat].pinned = True
+        self.seat_pins: dict[int, bytes] = {}
+        self.pin(seat_pins or {})
         #: fairdeal/2: when every seat's seed was fixed (the reveals' deadline counts from it)
         self.commits_closed_ts: int | None = None
         self.deal: bytes | None = None
@@ -124,6 +123,12 @@ class MatchReplayer:
         self.keep_states = keep_states
         self.states: list[Any] = [None] if keep_states else []
         self.outcome: Outcome | None = None
+
+    def pin(self, seat_pins: Mapping[int, bytes]) -> None:
+        """Pin players' keys by seat index, before any event is fed."""
+        self.seat_pins.update(seat_pins)
+        for seat in seat_pins:
+            self.seat_seeds[seat].pinned = True
 
     # --- helpers ---------------------------------------------------------------------------
 

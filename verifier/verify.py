@@ -14,7 +14,7 @@ from .bundle import Bundle, InvalidBundle
 from .keys import InvalidKey, key_id, parse_public_key, verify_signature
 from .protocol import ZERO_HASH, commitment, event_hash, head_message
 from .receipts import Receipt, check_receipts
-from .replay import MatchReplayer, load_game
+from .replay import MatchReplayer
 from .report import Report, VerificationError
 
 __all__ = ["UnknownSeat", "chain_hashes", "verify_bundle", "verify_bytes"]
@@ -117,11 +117,11 @@ def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
                           "to check it is the server's)")
 
         # (3) the game, its rules version and rules data; the players' pinned keys
-        game = load_game(genesis)
-        pins = _seat_pins(game.seat_names, seat_keys or {})
-        replayer = MatchReplayer(genesis, bytes.fromhex(reveal["server_seed"]),
-                                 seat_pins=pins)
-        report.facts["seat_keys_pinned"] = [game.seat_names[seat] for seat in sorted(pins)]
+        replayer = MatchReplayer(genesis, bytes.fromhex(reveal["server_seed"]))
+        names = replayer.game.seat_names
+        pins = _seat_pins(names, seat_keys or {})
+        replayer.pin(pins)
+        report.facts["seat_keys_pinned"] = [names[seat] for seat in sorted(pins)]
         report.passed("rules", f"{replayer.game.title}, rules {genesis['rules_version']}")
 
         # (4) the revealed seed opens the commitment published in the genesis

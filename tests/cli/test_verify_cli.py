@@ -209,3 +209,29 @@ def test_seat_keys_can_be_pinned() -> None:
     assert "--seat-key" in malformed.stderr
     for result in (both, other, unsigned, nobody, malformed):
         assert_no_traceback(result)
+
+
+@pytest.mark.parametrize("content, named", [
+    (b"not json", "not valid JSON"),
+    (b'{"format": "x"}', "format"),
+    (b'[{"match_id": "m"}]', "missing field"),
+    (b'[{"match_id": "m", "seq": -1, "event": "00", "ts": 0, "key": "k", "sig": "s"}]',
+     "receipts[0].seq"),
+])
+def test_a_malformed_receipts_file_is_a_usage_error(tmp_path: Path, content: bytes,
+                                                    named: str) -> None:
+    path = tmp_path / "receipts.json"
+    path.write_bytes(content)
+    result = fairdeal("verify", str(HONEST), "--receipts", str(path))
+    assert result.returncode == 2
+    assert named in result.stderr
+    assert_no_traceback(result)
+
+
+def test_receipts_for_another_match_are_not_counted(tmp_path: Path) -> None:
+    path = tmp_path / "receipts.json"
+    path.write_text(json.dumps([{"match_id": "elsewhere", "seq": 1, "event": "ab" * 32,
+                                 "ts": 1, "key": KEY, "sig": "cd" * 64}]))
+    result = fairdeal("verify", "-v", str(HONEST), "--receipts", str(path))
+    assert result.returncode == 0, result.stdout
+    assert "[skip] receipts:" in result.stdout and "none of the 1 receipts" in result.stdout

@@ -13,7 +13,15 @@ import pytest
 from fairdeal.verifier.canonical import CanonicalError, canonical_bytes
 from fairdeal.verifier.hashing import tagged_hash
 from fairdeal.verifier.keys import SigningKey, verify_signature
-from fairdeal.verifier.protocol import commitment, deal_seed, head_message, move_message
+from fairdeal.verifier.protocol import (
+    client_commitment,
+    commitment,
+    deal_seed,
+    head_message,
+    move_message,
+    receipt_message,
+    seat_message,
+)
 
 V = json.loads((Path(__file__).parents[2] / "fixtures/vectors/protocol.json").read_text())
 
@@ -76,3 +84,51 @@ def test_move_and_head_signatures() -> None:
                                 move_message(tampered))
     head = V["head_message"]
     assert head_message(head["match_id"], head["seq"], head["head"]).hex() == head["message"]
+
+
+# --- fairdeal/2, computed here from the SPEC's words rather than through the reference code ----
+
+def _tagged(tag: str, data: bytes) -> bytes:
+    return hashlib.sha256(b"fairdeal/1/" + tag.encode() + b"\x00" + data).digest()
+
+
+def _canonical(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
+
+
+def test_v2_client_commitment() -> None:
+    case = V["v2"]["client_commitment"]
+    data = _canonical({"match_id": case["match_id"], "seat": case["seat"],
+                       "client_seed": case["client_seed"]})
+    assert _tagged("client-commit", data).hex() == case["commitment"]
+    assert client_commitment(case["match_id"], case["seat"], case["client_seed"]) == \
+        case["commitment"]
+    # bound to its seat and its match: useless anywhere else
+    assert client_commitment(case["match_id"], 1, case["client_seed"]) != case["commitment"]
+    assert client_commitment("ffeeddccbbaa0011", 0, case["client_seed"]) != case["commitment"]
+
+
+def test_v2_seat_signatures_leave_out_ts_and_sig() -> None:
+    signer = SigningKey.from_seed(bytes.fromhex(V["move_signature"]["private_seed"]))
+    for case in V["v2"]["seat_signature"]:
+        event = case["event"]
+        unsigned = {k: v for k, v in event.items() if k not in ("ts", "sig")}
+        assert _tagged("seat-signature", _canonical(unsigned)).hex() == case["message"]
+        assert seat_message(event).hex() == case["message"]
+        assert seat_message({**event, "ts": event["ts"] + 5_000}) == seat_message(event)
+        assert verify_signature(signer.public_raw, bytes.fromhex(case["sig"]),
+                                bytes.fromhex(case["message"]))
+        assert move_message(event) != seat_message(event)  # v1 and v2 never share bytes
+
+
+def test_v2_receipt() -> None:
+    case = V["v2"]["receipt"]
+    data = _canonical({"match_id": case["match_id"], "seq": case["seq"],
+                       "event": case["event"], "ts": case["ts"]})
+    assert _tagged("receipt", data).hex() == case["message"]
+    assert receipt_message(case["match_id"], case["seq"], case["event"], case["ts"]).hex() == \
+        case["message"]
+    server = SigningKey.from_seed(bytes.fromhex(case["server_private_seed"]))
+    assert server.public_text == case["key"]
+    assert verify_signature(server.public_raw, bytes.fromhex(case["sig"]),
+                            bytes.fromhex(case["message"]))

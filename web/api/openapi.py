@@ -32,14 +32,21 @@ def _body(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
 
 _MATCH_ID = {"name": "match_id", "in": "path", "required": True, "schema": {"type": "string"}}
 _SEAT: list[dict[str, list[str]]] = [{"bearerAuth": []}]
-_PLAYED = _json({"type": "object", "required": ["event", "replayed", "next_seq", "head", "view"],
+_RECEIPT = {"type": "object", "required": ["match_id", "seq", "event", "ts", "key", "sig"],
+            "properties": {"match_id": {"type": "string"}, "seq": {"type": "integer"},
+                           "event": {"type": "string"}, "ts": {"type": "integer"},
+                           "key": {"type": "string"}, "sig": {"type": "string"}},
+            "description": "The server's signature over (match_id, seq, the stored event's "
+                           "hash, ts): keep it (docs/SPEC.md §10)"}
+_PLAYED = _json({"type": "object",
+                 "required": ["event", "receipt", "replayed", "next_seq", "head", "view"],
                  "properties": {
-    "event": _EVENT, "replayed": {"type": "boolean"}, "next_seq": {"type": "integer"},
-    "head": {"type": ["string", "null"]},
+    "event": _EVENT, "receipt": _RECEIPT, "replayed": {"type": "boolean"},
+    "next_seq": {"type": "integer"}, "head": {"type": ["string", "null"]},
     "view": {"$ref": "#/components/schemas/MatchView"}}},
-    "The recorded event (replayed: a retry of an action_id already recorded) and the seat's "
-    "view after it, as GET /matches/{match_id} answers it: legal_actions, next_seq, head. A "
-    "client goes on to its next move without a GET")
+    "The recorded event (replayed: a retry of an action_id already recorded), the server's "
+    "signed receipt for it, and the seat's view after it, as GET /matches/{match_id} answers "
+    "it: legal_actions, next_seq, head. A client goes on to its next move without a GET")
 
 
 def openapi_document() -> dict[str, Any]:
@@ -50,9 +57,11 @@ def openapi_document() -> dict[str, Any]:
                  "description": "Live matches recorded as hash-chained event logs with a seed "
                                 "commitment. Errors are {error: {code, message}}. Seats "
                                 "authenticate with 'Authorization: Bearer <seat token>'. A seat "
-                                "that registered a key signs move_message of the event "
-                                "{seq: expected_seq, prev: head, type, ts, seat, action, "
-                                "action_id} and sends ts and sig (see docs/ledger.md)."},
+                                "that registered a key signs seat_message of each event it "
+                                "writes — {seq: expected_seq, prev: head, type, seat, ...} "
+                                "without ts — and sends expected_seq and sig, and for a move "
+                                "its own clock as client_ts (see docs/ledger.md). Every write "
+                                "answers with a server-signed receipt."},
         "servers": [{"url": "/api/v1"}],
         "components": {
             "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}},
@@ -137,13 +146,18 @@ def openapi_document() -> dict[str, Any]:
                                            "The view; next_seq is the next expected_seq"),
                               **_errors(401, 403, 404)}}},
             "/matches/{match_id}/seed": {"post": {
-                "summary": "Add the seat's client seed (64 hex) or decline (null)",
+                "summary": "The seat's seed: a commitment (first of two steps), the seed "
+                           "itself (its reveal after a commitment, or one step), or null to "
+                           "decline",
                 "parameters": [_MATCH_ID], "security": _SEAT,
-                "requestBody": _body({"client_seed": {"type": ["string", "null"]}},
-                                     ["client_seed"]),
+                "requestBody": _body({"client_seed": {"type": ["string", "null"]},
+                                      "commitment": {"type": "string"},
+                                      "expected_seq": {"type": "integer"},
+                                      "sig": {"type": "string"}}, []),
                 "responses": {"201": _PLAYED, **_errors(400, 401, 403, 404, 422)}}},
             "/matches/{match_id}/seat-key": {"post": {
-                "summary": "Register the seat's Ed25519 key; its moves must then be signed",
+                "summary": "Register the seat's Ed25519 key, before its first seed event; "
+                           "its seeds and moves must then be signed",
                 "parameters": [_MATCH_ID], "security": _SEAT,
                 "requestBody": _body({"public_key": {"type": "string"}}, ["public_key"]),
                 "responses": {"201": _PLAYED, **_errors(400, 401, 403, 404, 422)}}},
@@ -153,7 +167,8 @@ def openapi_document() -> dict[str, Any]:
                 "requestBody": _body({
                     "action": {}, "expected_seq": {"type": "integer"},
                     "action_id": {"type": "string", "maxLength": 100},
-                    "ts": {"type": "integer"}, "sig": {"type": "string"}},
+                    "client_ts": {"type": "integer"}, "sig": {"type": "string"},
+                    "ts": {"type": "integer", "description": "fairdeal/1 matches only"}},
                     ["action", "expected_seq", "action_id"]),
                 "responses": {"201": _PLAYED, "200": _PLAYED,
                               **_errors(400, 401, 403, 404, 409, 413, 422)}}},

@@ -128,19 +128,19 @@ def _event_text(match: LoadedMatch, event: Mapping[str, Any]) -> str:
         return f"Match created; commitment {str(event.get('commitment', ''))[:12]}… published"
     if kind == "seat_key":
         return f"{who} registered a signing key"
+    signed = " (signed)" if "sig" in event else ""
     if kind == "client_seed":
         if event.get("client_seed") is None:
-            return f"{who} declined to add a client seed"
-        return f"{who} added a client seed {str(event['client_seed'])[:12]}…"
-    # fairdeal/2: a seat's seed in two steps, and what the server writes when a seat is late
+            return f"{who} declined to add a client seed{signed}"
+        return f"{who} added a client seed {str(event['client_seed'])[:12]}… in one step{signed}"
     if kind == "seed_commit":
-        return f"{who} committed to a client seed {str(event.get('commitment', ''))[:12]}…"
+        return f"{who} committed to a seed {str(event.get('commitment', ''))[:12]}…{signed}"
     if kind == "seed_reveal":
-        return f"{who} revealed its client seed {str(event.get('client_seed', ''))[:12]}…"
+        return f"{who} revealed its seed {str(event.get('client_seed', ''))[:12]}…{signed}"
     if kind == "seed_expired":
-        return f"{who} sent no seed before the seating deadline: the server declined for it"
+        return f"{who} sent no seed before the seating deadline: declined by the server"
     if kind == "seed_forfeit":
-        return f"{who} committed to a seed and did not reveal it in time: it forfeits"
+        return f"{who} committed but never revealed its seed: it forfeits"
     if kind == "reveal":
         outcome = result_words(event.get("result"), seats, match.game)
         return f"Seed revealed {str(event.get('server_seed', ''))[:12]}… — {outcome}"

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from fairdeal.cli.main import cli
-from fairdeal.ledger.errors import Refused
+from fairdeal.ledger.errors import BadRequest, Refused
 from fairdeal.ledger.service import DEFAULT_SEED_DEADLINE_MS, Ledger
 from fairdeal.verifier.protocol import client_commitment
 from fairdeal.verifier.verify import verify_bytes
@@ -113,6 +113,12 @@ def test_a_seat_that_committed_and_never_reveals_forfeits(ledger: Ledger, tmp_pa
     report = verify_bytes(ledger.bundle(match_id), ledger.server_key.public_text)
     assert report.ok, report.failure
     assert report.facts["deal_influence"]["text"].startswith("no deal was made: seat B")
+    # `fairdeal replay` says there is nothing to replay, instead of printing nothing
+    path = tmp_path / "forfeit.json"
+    path.write_bytes(ledger.bundle(match_id))
+    replayed = CliRunner().invoke(cli, ["replay", str(path)])
+    assert replayed.exit_code == 1
+    assert "ended before any deal was made (seed-not-revealed)" in replayed.output
 
 
 def test_a_reveal_before_every_seat_committed_is_refused(ledger: Ledger) -> None:
@@ -128,3 +134,41 @@ def test_a_reveal_before_every_seat_committed_is_refused(ledger: Ledger) -> None
         ledger.add_seed(match_id, tokens[0], "ab" * 32)
     ledger.add_seed(match_id, tokens[0], "aa" * 32)
     assert ledger.spectator_view(match_id)["status"] == "playing"
+
+
+def test_a_live_match_of_protocol_version_1_finishes_under_its_own_rules(ledger: Ledger) -> None:
+    """A database from before version 2 may hold live matches of version 1: they go on with one
+    client_seed per seat (declined with null at the deadline) and seat-stamped signed moves."""
+    from fairdeal.verifier.keys import SigningKey
+    from fairdeal.verifier.protocol import move_message
+
+    now = [1_800_000_000_000]
+    ledger.clock = lambda: now[0]
+    created = ledger.create_match("arcomage", {}, turn_limit_ms=None, seed_deadline_ms=1_000,
+                                  protocol="fairdeal/1")
+    match_id = created["id"]
+    tokens = [seat["token"] for seat in created["seats"]]
+    key = SigningKey.from_seed(b"\x01" * 32)
+    ledger.register_key(match_id, tokens[0], key.public_text)
+    ledger.add_seed(match_id, tokens[0], "ab" * 32)
+    with pytest.raises(BadRequest, match="no seed commitments"):
+        ledger.add_seed(match_id, tokens[1], commitment="cd" * 32)
+    now[0] += 1_000
+    view = ledger.spectator_view(match_id)
+    assert view["status"] == "playing" and view["protocol"] == "fairdeal/1"
+    events = ledger.public_events(match_id)
+    assert events[-1] == {**events[-1], "type": "client_seed", "seat": 1, "client_seed": None}
+    seat = view["current_seat"]
+    if seat == 0:
+        seat_view = ledger.seat_view(match_id, tokens[0])
+        action = seat_view["legal_actions"][0]
+        draft = {"seq": seat_view["next_seq"], "prev": seat_view["head"], "type": "move",
+                 "ts": now[0], "seat": 0, "action": action, "action_id": "v1"}
+        stored = ledger.play(match_id, tokens[0], action, expected_seq=draft["seq"],
+                             action_id="v1", ts=now[0],
+                             sig=key.sign(move_message(draft)).hex())["event"]
+        assert stored["ts"] == now[0] and "client_ts" not in stored
+    ledger.resign(match_id, tokens[1])  # seat B has no key: an unsigned resignation
+    report = verify_bytes(ledger.bundle(match_id), ledger.server_key.public_text)
+    assert report.ok, report.failure
+    assert report.facts["protocol"] == "fairdeal/1"

@@ -47,10 +47,9 @@ def test_commit_reveal_and_a_forfeit(ledger: Any) -> None:
     assert ledger.spectator_view(match_id)["status"] == "ended"
     page = _page(ledger, match_id)
     commitment = client_commitment(match_id, 0, seeds[0])
-    assert f"Seat A (player A) committed to a client seed {commitment[:12]}…" in page
-    assert f"Seat A (player A) revealed its client seed {seeds[0][:12]}…" in page
-    assert ("Seat B (player B) committed to a seed and did not reveal it in time: it "
-            "forfeits") in page
+    assert f"Seat A (player A) committed to a seed {commitment[:12]}…" in page
+    assert f"Seat A (player A) revealed its seed {seeds[0][:12]}…" in page
+    assert "Seat B (player B) committed but never revealed its seed: it forfeits" in page
     assert ">seed_forfeit<" not in page and ">seed_commit<" not in page
 
 
@@ -61,5 +60,5 @@ def test_a_seed_declined_at_the_seating_deadline(ledger: Any) -> None:
     assert ledger.spectator_view(match_id)["status"] == "playing"
     page = _page(ledger, match_id)
     for seat in ("A", "B"):
-        assert (f"Seat {seat} (player {seat}) sent no seed before the seating deadline: the "
-                "server declined for it") in page
+        assert (f"Seat {seat} (player {seat}) sent no seed before the seating deadline: "
+                "declined by the server") in page

@@ -127,3 +127,31 @@ def test_a_match_sealed_here_shows_this_servers_key(ledger_app: Any) -> None:
     page = client.get(f"/m/{match_id}").get_data(as_text=True)
     assert "✓ every check passed" in page and "this server's key" in page
     assert f"fairdeal verify --trusted-key {ledger.server_key.public_text} {match_id}.json" in page
+
+
+def test_a_forfeited_match_has_a_page_that_says_who_forfeited(tmp_path: Path) -> None:
+    """Seat B commits and never reveals: the match ends without a deal. Its page, the home list
+    and an upload of its bundle all work and say what happened."""
+    from fairdeal.ledger.service import Ledger
+    from fairdeal.verifier.protocol import client_commitment
+
+    now = [1_800_000_000_000]
+    ledger = Ledger.open(tmp_path, clock=lambda: now[0])
+    created = ledger.create_match("arcomage", {}, turn_limit_ms=5_000, seed_deadline_ms=10_000)
+    match_id = created["id"]
+    tokens = [seat["token"] for seat in created["seats"]]
+    for seat, token in enumerate(tokens):
+        ledger.add_seed(match_id, token, commitment=client_commitment(match_id, seat,
+                                                                        f"{seat + 1:02x}" * 32))
+    ledger.add_seed(match_id, tokens[0], "01" * 32)
+    now[0] += 20_000
+    app = create_app({"FAIRDEAL_LEDGER": ledger, "FAIRDEAL_SWEEPER": False, "TESTING": True})
+    client = app.test_client()
+    page = client.get(f"/m/{match_id}").get_data(as_text=True)
+    assert "committed but never revealed its seed: it forfeits" in page
+    assert "seed not revealed" in page
+    assert client.get("/").status_code == 200
+    uploaded = client.post("/upload", data={"bundle": (__import__("io").BytesIO(
+        ledger.bundle(match_id)), "forfeit.json")}, content_type="multipart/form-data")
+    assert uploaded.status_code == 303
+    assert client.get(uploaded.location).status_code == 200
