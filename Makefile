@@ -25,6 +25,7 @@ demo: $(STAMP)
 	$(BIN)/fairdeal simulate toybattle --board "Station Metal-X" -n 2 --out out/demo
 	$(BIN)/fairdeal simulate wyrdstone -n 2 --out out/demo
 	$(BIN)/fairdeal simulate wyrdstone --param A.school=neutral --param A.patron=lich --param B.school=water -n 1 --out out/demo
+	$(BIN)/fairdeal simulate wyrdstone --param 'A.tavern=["fire-whisky","bitter-draught"]' --param 'B.tavern=["hermits-tea"]' -n 1 --out out/demo
 	$(BIN)/fairdeal verify out/demo/*.json
 	$(BIN)/fairdeal import out/demo/*.json
 	$(BIN)/fairdeal serve --host 127.0.0.1 --port 5000 & server=$$!; \

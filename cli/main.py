@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from fairdeal.games import GAME_NAMES, RulesError, get_bots, get_game
+from fairdeal.games import GAME_NAMES, RulesError, get_bots, get_game, get_rules
 from fairdeal.verifier.bundle import Bundle, InvalidBundle
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
 from fairdeal.verifier.receipts import InvalidReceipts, Receipt, parse_receipts
@@ -55,9 +55,15 @@ def _game_choice() -> click.Choice:
 @cli.command()
 @click.argument("game", type=_game_choice())
 @click.option("--json", "as_json", is_flag=True, help="Print the rules data as JSON.")
-def rules(game: str, as_json: bool) -> None:
+@click.option("--rules-version", default=None, metavar="VERSION",
+              help="An older rules version a recorded match may name (default: the newest).")
+def rules(game: str, as_json: bool, rules_version: str | None) -> None:
     """Show a game's cards, troops and boards (GAME: one of the registered games)."""
-    rules_game = get_game(game.lower())
+    try:
+        rules_game = (get_game(game.lower()) if rules_version is None
+                      else get_rules(game.lower(), rules_version))
+    except RulesError as e:
+        raise click.BadParameter(str(e), param_hint="--rules-version") from None
     data = rules_game.rules_data()
     if as_json:
         click.echo(json.dumps({"game": rules_game.name, "rules_version": rules_game.rules_version,
@@ -112,7 +118,8 @@ def _parse_params(game_name: str, pairs: tuple[str, ...], named: dict[str, str |
 @click.option("--seed", default=None,
               help="Make the run byte-for-byte reproducible (seeds, clock, keys).")
 @click.option("--turn-limit", type=click.IntRange(1, 86_400), default=60, show_default=True,
-              help="Seconds per action before the server writes a timeout.")
+              help="Seconds per action before the server writes a timeout (a game may fix "
+                   "it: Wyrdstone takes 60 s for the whole turn).")
 @click.option("--signed", is_flag=True, help="Seats register keys and sign their moves.")
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Folder for the bundles, one <match id>.json each.")
@@ -142,6 +149,10 @@ def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
         from fairdeal.ledger.keys import load_or_create_server_key
 
         server_key = load_or_create_server_key(obj.data_dir)
+    try:  # a game may fix the limit (wyrdstone/2: 60 s for the whole turn)
+        get_game(game).turn_timer(params, turn_limit * 1000)
+    except RulesError as e:
+        raise click.BadParameter(str(e), param_hint="--turn-limit") from None
     settings = SimulationSettings(game=game, params=params, bots=(names[0], names[1]),
                                   turn_limit_ms=turn_limit * 1000, signed_moves=signed)
     folder = Path(out)
@@ -156,6 +167,17 @@ def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
         winner = ("draw" if result["winner"] is None
                   else f"seat {seat_names[result['winner']]} won")
         click.echo(f"{path}  {len(bundle['events'])} events, {winner} ({result['reason']})")
+
+
+def checked_key(text: str | None, option: str) -> str | None:
+    """An ``ed25519:HEX`` key given on the command line, or a usage error naming the option."""
+    if text is None:
+        return None
+    try:
+        parse_public_key(text.strip())
+    except InvalidKey as e:
+        raise click.BadParameter(str(e), param_hint=option) from None
+    return text.strip()
 
 
 def _read(path: str) -> bytes:
@@ -186,12 +208,7 @@ def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
 
     Exit status 0 when every file verifies, 1 when any does not, 2 for a usage error.
     """
-    if trusted_key is not None:
-        try:
-            parse_public_key(trusted_key.strip())
-        except InvalidKey as e:
-            raise click.BadParameter(str(e), param_hint="--trusted-key") from None
-        trusted_key = trusted_key.strip()
+    trusted_key = checked_key(trusted_key, "--trusted-key")
     pinned_seats: dict[str, str] = {}
     for pair in seat_keys:
         seat, sep, key = pair.partition("=")

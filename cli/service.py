@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from .main import Context, _game_choice, cli
+from .main import Context, _game_choice, checked_key, cli
 
 
 def _ledger(obj: Context) -> Any:
@@ -182,14 +182,8 @@ def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
     verifies the sealed bundle with the server key, its own keys pinned and its receipts: a
     server that changed anything is reported (exit 1)."""
     from fairdeal.ledger.client import ApiClient, ApiError, TamperDetected, play_matches
-    from fairdeal.verifier.keys import InvalidKey, parse_public_key
 
-    if trusted_key is not None:
-        try:
-            parse_public_key(trusted_key.strip())
-        except InvalidKey as e:
-            raise click.BadParameter(str(e), param_hint="--trusted-key") from None
-        trusted_key = trusted_key.strip()
+    trusted_key = checked_key(trusted_key, "--trusted-key")
     folder = Path(receipts_dir) if receipts_dir else None
     if folder is not None:
         try:

@@ -63,6 +63,27 @@ class Outcome:
         return cls(winner=winner, reason=reason)
 
 
+@dataclass(frozen=True, slots=True)
+class TurnTimer:
+    """How long a seat may take, as the rules see it (see ``Game.turn_timer``).
+
+    ``limit_ms`` is None for a match without a limit. ``per_turn`` False: the limit runs for
+    each action, from the event before it. ``per_turn`` True: it runs for the whole turn, from
+    the event that handed the seat the turn (the last event that was not a play of that same
+    seat); only a game whose turns always pass to another seat may use it, since the clock
+    restarts exactly when the seat to act changes (docs/SPEC.md, "Turns and timers").
+    """
+
+    limit_ms: int | None
+    per_turn: bool = False
+
+
+def header_timer(turn_limit_ms: int | None) -> TurnTimer:
+    """The timer of a game that takes its limit from the match header, per action (the
+    fairdeal/1 default)."""
+    return TurnTimer(turn_limit_ms, per_turn=False)
+
+
 @runtime_checkable
 class Rng(Protocol):
     """The deterministic random stream handed to the rules (see verifier.rng.RandomStream)."""
@@ -157,6 +178,12 @@ class Game(Protocol):
 
     def timeout(self, state: Any, rng: Rng) -> Any:
         """The current seat let its turn's deadline pass: what the rules do then."""
+        ...
+
+    def turn_timer(self, params: Mapping[str, JSON], turn_limit_ms: int | None) -> TurnTimer:
+        """The deadline the rules set, given the normalized params and the header's
+        ``turn_limit_ms``. A game whose rules fix the limit raises InvalidParams when the header
+        names another; most games take the header's, per action (``header_timer``)."""
         ...
 
     def resign(self, state: Any, seat: int) -> Any:

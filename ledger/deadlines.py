@@ -1,10 +1,11 @@
 """Deadlines: the timeouts and seat declines a match owes once its clock runs out, and the
 background sweeper that writes them.
 
-A timeout is always stamped with the deadline itself (previous event's ts + turn limit), whether
-the sweeper writes it on time or a request finds it late: the record is the same as if it had
-been written at the deadline. Seats that have not added their client seed by the seating
-deadline are declined the same way.
+A timeout is always stamped with the deadline itself (the replayer's ``deadline_ms``: the
+previous event's ts + turn limit, or the turn's start + the limit when the rules time the whole
+turn), whether the sweeper writes it on time or a request finds it late: the record is the same
+as if it had been written at the deadline. Seats that have not added their client seed by the
+seating deadline are declined the same way.
 """
 
 from __future__ import annotations
@@ -92,10 +93,8 @@ class Deadlines(LiveMatches):
                 if live.stale:
                     return written
                 replayer = recorder.replayer
-                if not replayer.started or replayer.outcome is not None or replayer.ended:
-                    return written
-                deadline = replayer.last_ts + replayer.turn_limit_ms
-                if self.clock() < deadline:
+                deadline = replayer.deadline_ms()
+                if deadline is None or self.clock() < deadline:
                     return written
                 seat = recorder.game.current_seat(recorder.state)
                 def build(rec: MatchRecorder, ts: int = deadline, seat: int | None = seat) -> None:

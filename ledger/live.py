@@ -247,8 +247,8 @@ class LiveMatches:
         deadline = None
         if status == "seating":  # the sweeper finds seatings by this deadline too
             deadline = seating_deadline(recorder, live)
-        elif status == "playing" and replayer.turn_limit_ms is not None:
-            deadline = last["ts"] + replayer.turn_limit_ms
+        elif status == "playing":  # per action, or for the whole turn (the rules say which)
+            deadline = replayer.deadline_ms()
         update: dict[str, Any] = {"next_seq": recorder.next_seq, "status": status,
                                   "deadline_ms": deadline}
         if last["type"] == "reveal":

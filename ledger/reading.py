@@ -122,11 +122,9 @@ class ReadSide(Deadlines):
             protocol=recorder.protocol,
             seat_keys=[None if key is None else "ed25519:" + key.hex()
                        for key in replayer.seat_keys],
-            deadline_ms=(replayer.last_ts + replayer.turn_limit_ms
-                         if replayer.turn_limit_ms is not None and replayer.started
-                         and not replayer.ended
+            deadline_ms=(replayer.deadline_ms() if replayer.started
                          else seating_deadline(recorder, live)
-                         if not replayer.started and not replayer.ended else None),
+                         if not replayer.ended else None),
             state=None if state is None else game.view(state, seat),
             legal_actions=legal,
         )

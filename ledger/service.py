@@ -110,6 +110,14 @@ class Ledger(ReadSide):
                 or not 1 <= turn_limit_ms <= 86_400_000):
             raise BadRequest("turn_limit_ms must be an integer from 1 to 86400000, or null",
                              code="invalid-turn-limit")
+        try:
+            normal = rules.normalize_params(params)
+        except RulesError as e:
+            raise BadRequest(str(e), code="invalid-params") from None
+        try:  # a game may fix the limit itself (wyrdstone/2: 60 s for the whole turn)
+            rules.turn_timer(normal, turn_limit_ms)
+        except RulesError as e:
+            raise BadRequest(str(e), code="invalid-turn-limit") from None
         if seed_deadline_ms is None:
             seed_deadline_ms = turn_limit_ms or DEFAULT_SEED_DEADLINE_MS
         if (not isinstance(seed_deadline_ms, int) or isinstance(seed_deadline_ms, bool)

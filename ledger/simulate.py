@@ -39,6 +39,9 @@ class SimulationSettings:
     timeout_streak: float = 0.45
     #: seats register keys and sign their seeds and moves
     signed_moves: bool = False
+    #: the rules version to play under (None: the game's newest; an older one rebuilds old
+    #: fixtures)
+    rules_version: str | None = None
     #: chance that a seat declines to add a seed of its own
     decline_chance: float = 0.2
 
@@ -84,6 +87,7 @@ def simulate_match(
         server_key_id=server_key.key_id,
         turn_limit_ms=settings.turn_limit_ms,
         ts=start_ms,
+        rules_version=settings.rules_version,
     )
     recorder = MatchRecorder(genesis, server_seed)
     clock = start_ms
@@ -110,7 +114,6 @@ def simulate_match(
         recorder.append("seed_reveal", clock, signer=signers[seat], seat=seat, client_seed=seed)
 
     game = recorder.game
-    limit = settings.turn_limit_ms
     lagging = [False] * len(players)
     while recorder.replayer.outcome is None:
         if recorder.replayer.plies > MAX_PLIES:
@@ -119,15 +122,17 @@ def simulate_match(
         seat = game.current_seat(state)
         assert seat is not None
         chance = settings.timeout_streak if lagging[seat] else settings.timeout_chance
-        if limit is not None and bot_random.random() < chance:
+        # the rules' deadline: per action, or for the whole turn (a rune then a scroll)
+        deadline = recorder.replayer.deadline_ms()
+        if deadline is not None and bot_random.random() < chance:
             lagging[seat] = True
-            clock += limit + bot_random.randint(0, 2_000)
+            clock = deadline + bot_random.randint(0, 2_000)
             recorder.append("timeout", clock, seat=seat)
             continue
         lagging[seat] = False
         action = players[seat].choose(state, bot_random)
         think = bot_random.randint(300, 12_000)
-        clock += think if limit is None else min(think, limit)
+        clock = clock + think if deadline is None else min(clock + think, deadline)
         signer = signers[seat]
         fields: dict[str, Any] = {"seat": seat, "action": game.action_to_json(action)}
         if signer is not None:  # the player's own clock, a little behind the server's

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from fairdeal.games import get_game
+from fairdeal.games import get_game, get_rules
 
 from .bundle import validate_event
 from .keys import SigningKey
@@ -43,12 +43,18 @@ def make_genesis(
     ts: int,
     seating_ms: int = 300_000,
     protocol: str = PROTOCOL,
+    rules_version: str | None = None,
 ) -> dict[str, Any]:
     """The genesis event of a new match, its commitment computed from ``server_seed``.
 
     ``seating_ms`` (fairdeal/2): how long seats have to commit to their seeds, counted from
-    the genesis, and then again to reveal them, counted from the last commitment."""
-    game = get_game(game_name)
+    the genesis, and then again to reveal them, counted from the last commitment. The match is
+    played under the game's newest rules unless ``rules_version`` names an older one (to
+    rebuild old fixtures). Raises RulesError for bad params or a turn limit the rules
+    refuse."""
+    game = get_game(game_name) if rules_version is None else get_rules(game_name, rules_version)
+    normal = game.normalize_params(params)
+    game.turn_timer(normal, turn_limit_ms)
     genesis: dict[str, Any] = {
         "seq": 0,
         "prev": ZERO_HASH,
@@ -59,7 +65,7 @@ def make_genesis(
         "game": game.name,
         "rules_version": game.rules_version,
         "rules_hash": rules_hash(game.rules_data()),
-        "params": game.normalize_params(params),
+        "params": normal,
         "turn_limit_ms": turn_limit_ms,
         "seats": [{"name": name} for name in seats],
         "server_key_id": server_key_id,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fairdeal.games import Game, Outcome, RulesError, get_game
+from fairdeal.games import Game, Outcome, RulesError, TurnTimer, get_rules
 
 from .influence import SeatSeed, deal_influence
 from .keys import key_id, parse_public_key, verify_signature
@@ -33,18 +33,14 @@ _rules_hash_cache: dict[tuple[str, str], str] = {}
 
 
 def load_game(genesis: Mapping[str, Any]) -> Game:
-    """The game a genesis event names, checked against its rules version and data hash."""
+    """The game a genesis event names, under the rules version it names (any the registry can
+    replay, old or new), checked against its data hash, seats, params and turn limit."""
     try:
-        game = get_game(genesis["game"])
+        game = get_rules(genesis["game"], genesis["rules_version"])
     except RulesError as e:
-        raise VerificationError("rules", str(e), 0) from None
-    if genesis["rules_version"] != game.rules_version:
         raise VerificationError(
-            "rules",
-            f"the match was played under rules {genesis['rules_version']!r}; this verifier "
-            f"knows {game.rules_version!r}",
-            0,
-        )
+            "rules", f"the match was played under rules {genesis['rules_version']!r}: {e}",
+            0) from None
     key = (game.name, game.rules_version)
     expected = _rules_hash_cache.get(key)
     if expected is None:
@@ -68,7 +64,17 @@ def load_game(genesis: Mapping[str, Any]) -> Game:
         raise VerificationError(
             "rules", f"parameters {genesis['params']!r} are not in their normal form "
             f"{normalized!r}", 0)
+    turn_timer(game, genesis)
     return game
+
+
+def turn_timer(game: Game, genesis: Mapping[str, Any]) -> TurnTimer:
+    """The deadline the rules set for the match: the header's ``turn_limit_ms`` per action, or
+    the rules' own (a whole turn's, under wyrdstone/2); VerificationError if they refuse it."""
+    try:
+        return game.turn_timer(genesis["params"], genesis["turn_limit_ms"])
+    except RulesError as e:
+        raise VerificationError("rules", f"turn limit: {e}", 0) from None
 
 
 class MatchReplayer:
@@ -100,7 +106,11 @@ class MatchReplayer:
         self.game = load_game(genesis)
         self.server_seed = server_seed
         self.seats = len(genesis["seats"])
-        self.turn_limit_ms: int | None = genesis["turn_limit_ms"]
+        self.timer = turn_timer(self.game, genesis)
+        self.turn_limit_ms: int | None = self.timer.limit_ms
+        #: under a per-turn timer: whose turn the last play was in, and when that turn began
+        self.turn_seat: int | None = None
+        self.turn_began_ts: int = genesis["ts"]
         self.seating_ms: int | None = genesis.get("seating_ms")
         self.client_seeds: list[str | None] = [None] * self.seats
         #: the seat's seed is fixed: committed, sent, declined or expired
@@ -339,12 +349,7 @@ class MatchReplayer:
         seat = self._seat(event)
         seq = event["seq"]
         self._seating_event(event, seat)
-        deadline = self.seating_deadline
-        assert deadline is not None
-        if event["ts"] < deadline:
-            raise VerificationError(
-                "timers", f"{self.seat_name(seat)}'s seed declared expired {deadline - event['ts']}"
-                " ms before the seating deadline (a forged expiry)", seq)
+        self._not_before(event, self.seating_deadline, "seating", "expiry")
         self._record(seat, "expired", seq, signed=False)
         self._fixed(seat, seq, event["ts"])
 
@@ -387,14 +392,19 @@ class MatchReplayer:
         seat = self._seat(event)
         seq = event["seq"]
         self._revealing_event(event, seat)
-        deadline = self.reveal_deadline
+        self._not_before(event, self.reveal_deadline, "reveal", "forfeit")
+        self.seat_seeds[seat].how = "forfeited"
+        self._after_reveals(seq)
+
+    def _not_before(self, event: Mapping[str, Any], deadline: int | None, phase: str,
+                    what: str) -> None:
+        """A server-written expiry or forfeit may only come once its phase's deadline passed."""
         assert deadline is not None
         if event["ts"] < deadline:
             raise VerificationError(
-                "timers", f"{self.seat_name(seat)} declared forfeit {deadline - event['ts']} ms "
-                "before the reveal deadline (a forged forfeit)", seq)
-        self.seat_seeds[seat].how = "forfeited"
-        self._after_reveals(seq)
+                "timers", f"{self.seat_name(event['seat'])}'s {what} was written "
+                f"{deadline - event['ts']} ms before the {phase} deadline (a forged {what})",
+                event["seq"])
 
     def _record(self, seat: int, how: str, seq: int, signed: bool) -> None:
         seed = self.seat_seeds[seat]
@@ -411,9 +421,27 @@ class MatchReplayer:
         except RulesError as e:
             raise VerificationError("deal", f"the deal could not be set up: {e}", seq) from None
 
+    def turn_began(self, seat: int | None) -> int:
+        """When ``seat``'s deadline started counting: the previous event's ``ts`` under a
+        per-action timer; under a per-turn one the ``ts`` of the event that handed ``seat`` the
+        turn, i.e. of the last event that was not a play of ``seat``'s (docs/SPEC.md, 6)."""
+        if self.timer.per_turn and seat is not None and seat == self.turn_seat:
+            return self.turn_began_ts
+        return self.last_ts
+
+    def deadline_ms(self) -> int | None:
+        """When the seat to act times out (None: no limit, or no play due). The ledger writes
+        timeouts at this moment."""
+        limit = self.turn_limit_ms
+        if limit is None or not self.started or self.ended or self.outcome is not None:
+            return None
+        seat = self.game.current_seat(self.state) if self.state is not None else None
+        return self.turn_began(seat) + limit
+
     def _check_deadline(self, event: Mapping[str, Any]) -> None:
         limit = self.turn_limit_ms
-        elapsed = event["ts"] - self.last_ts
+        began = self.turn_began(event["seat"])
+        elapsed = event["ts"] - began
         if event["type"] == "timeout":
             if limit is None:
                 raise VerificationError(
@@ -426,6 +454,8 @@ class MatchReplayer:
             raise VerificationError(
                 "timers", f"the move came {elapsed} ms into the turn, after its {limit} ms "
                 "limit: a timeout should have been recorded instead", event["seq"])
+        # the turn this play belongs to (a later play of the same seat continues it)
+        self.turn_seat, self.turn_began_ts = event["seat"], began
 
     def _advance(self, event: Mapping[str, Any], seat: int) -> None:
         seq = event["seq"]

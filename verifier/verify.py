@@ -163,7 +163,8 @@ def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
             detail += f"; pinned: {', '.join(report.facts['seat_keys_pinned'])}"
         report.passed("seat-signatures", detail)
         limit = replayer.turn_limit_ms
-        report.passed("timers", f"turn limit {limit} ms" if limit else "no turn limit")
+        span = " for the whole turn" if replayer.timer.per_turn else ""
+        report.passed("timers", f"turn limit {limit} ms{span}" if limit else "no turn limit")
         report.passed("result", _result_words(replayer))
 
         # (12) the player's receipts: nothing the server accepted was dropped or changed

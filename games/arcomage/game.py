@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..base import JSON, InvalidAction, InvalidParams, Outcome, Rng
+from ..base import JSON, InvalidAction, InvalidParams, Outcome, Rng, TurnTimer, header_timer
 from . import rules
 from .cards import BATTLEFIELD_BY_ID, BATTLEFIELDS, CARD_BY_ID, CARDS
 from .render import render_svg
@@ -103,6 +103,10 @@ class ArcomageGame:
     def timeout(self, state: ArcomageState, rng: Rng) -> ArcomageState:
         """The current seat's turn timed out (see rules.timeout)."""
         return rules.timeout(state, rng)
+
+    def turn_timer(self, params: Mapping[str, JSON], turn_limit_ms: int | None) -> TurnTimer:
+        """The header's limit, for each action (the creator picks it)."""
+        return header_timer(turn_limit_ms)
 
     def resign(self, state: ArcomageState, seat: int) -> ArcomageState:
         """``seat`` resigns: the other seat wins."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..base import JSON, IllegalAction, InvalidParams, Outcome, Rng
+from ..base import JSON, IllegalAction, InvalidParams, Outcome, Rng, TurnTimer, header_timer
 from .actions import Action, Draw, Place, Skip, parse_action
 from .boards import BOARD_BY_ID, BOARDS, SEAT_NAMES
 from .describe import describe_action
@@ -156,6 +156,10 @@ class ToyBattle:
             work.draw(seat, draw_count(len(work.racks[seat]), len(work.reserves[seat])))
             work.end_turn()
         return work.done(LastEvent(seat, "timeout"))
+
+    def turn_timer(self, params: Mapping[str, JSON], turn_limit_ms: int | None) -> TurnTimer:
+        """The header's limit, for each action (the creator picks it)."""
+        return header_timer(turn_limit_ms)
 
     def resign(self, state: State, seat: int) -> State:
         """``seat`` resigns: the other seat wins (reason ``resigned``)."""

@@ -1,5 +1,5 @@
 """The starter Book of Magic of the Wyrdstone mage duel, as data: scrolls, runes, artifacts,
-skills and schools.
+skills, tavern effects (from wyrdstone/2) and schools.
 
 Seed 001 gives the structure of the duel but no card list, so this book is fairdeal's own
 design (docs/rules/wyrdstone.md lists it whole). The engine (engine.py) only interprets the
@@ -39,6 +39,8 @@ __all__ = [
     "SKILLS",
     "SKILL_BY_ID",
     "TARGETS",
+    "TAVERN",
+    "TAVERN_BY_ID",
     "TRIGGERS",
     "Ability",
     "Effect",
@@ -47,6 +49,7 @@ __all__ = [
     "default_deck",
     "rules_records",
     "school_element",
+    "tavern_records",
 ]
 
 #: the five elements, in the order of every energy counter
@@ -82,6 +85,7 @@ TRIGGERS: dict[str, str] = {
     "death": "when it dies",
     "ally-death": "when another of your creatures dies",
     "any-death": "when any creature dies",
+    "duel-start": "at the start of the duel",
 }
 _OPS = ("damage", "heal", "poison", "stun", "buff", "energy")
 
@@ -202,7 +206,8 @@ class Scroll:
 
 @dataclass(frozen=True, slots=True)
 class Equipment:
-    """A rune (used once from the belt), an artifact or a skill (both fire by themselves)."""
+    """A rune (used once from the belt), an artifact, a skill (both fire by themselves) or a
+    tavern effect (fires once, at the start of the duel)."""
 
     id: str
     name: str
@@ -210,11 +215,14 @@ class Equipment:
 
     @property
     def text(self) -> str:
-        """The item's rules text."""
-        return "; ".join(
-            ability.effect.text if ability.trigger == "cast" else ability.text
-            for ability in self.abilities
-        )
+        """The item's rules text; abilities in a row with one trigger share its words
+        (``"at the start of the duel: you gain 1 Fire; you gain 1 Water"``)."""
+        parts = []
+        for index, ability in enumerate(self.abilities):
+            shared = index > 0 and self.abilities[index - 1].trigger == ability.trigger
+            plain = ability.trigger == "cast" or shared
+            parts.append(ability.effect.text if plain else ability.text)
+        return "; ".join(parts)
 
     def to_json(self) -> dict[str, str]:
         """The flat record ``rules_data`` lists."""
@@ -355,7 +363,27 @@ SKILLS: tuple[Equipment, ...] = (
               (_on("ally-death", "energy", "own-mage", 1, element="death"),)),
     Equipment("vengeance", "Vengeance", (_on("ally-death", "damage", "enemy-mage", 2),)),
 )
+#: tavern effects (wyrdstone/2): taken before the duel, each fires once at its start
+TAVERN: tuple[Equipment, ...] = (
+    Equipment("fire-whisky", "Fire Whisky", (_on("duel-start", "energy", "own-mage", 2,
+                                                 element="fire"),)),
+    Equipment("sailors-grog", "Sailor's Grog", (_on("duel-start", "energy", "own-mage", 2,
+                                                    element="water"),)),
+    Equipment("storm-mead", "Storm Mead", (_on("duel-start", "energy", "own-mage", 2,
+                                               element="air"),)),
+    Equipment("dwarven-ale", "Dwarven Ale", (_on("duel-start", "energy", "own-mage", 2,
+                                                 element="earth"),)),
+    Equipment("gravediggers-gin", "Gravedigger's Gin",
+              (_on("duel-start", "energy", "own-mage", 2, element="death"),)),
+    Equipment("hermits-tea", "Hermit's Tea",
+              tuple(_on("duel-start", "energy", "own-mage", 1, element=element)
+                    for element in ELEMENTS)),
+    Equipment("bitter-draught", "Bitter Draught",
+              tuple(_on("duel-start", "energy", "enemy-mage", -1, element=element)
+                    for element in ELEMENTS)),
+)
 RUNE_BY_ID: dict[str, Equipment] = {rune.id: rune for rune in RUNES}
+TAVERN_BY_ID: dict[str, Equipment] = {item.id: item for item in TAVERN}
 ARTIFACT_BY_ID: dict[str, Equipment] = {item.id: item for item in ARTIFACTS}
 SKILL_BY_ID: dict[str, Equipment] = {skill.id: skill for skill in SKILLS}
 
@@ -378,8 +406,13 @@ def default_deck(element: str) -> list[str]:
     return deck
 
 
+def tavern_records() -> list[dict[str, str | int]]:
+    """The tavern effects as flat JSON records (part of the rules data from wyrdstone/2)."""
+    return [dict(item.to_json()) for item in TAVERN]
+
+
 def rules_records() -> dict[str, list[dict[str, str | int]]]:
-    """Every record as flat JSON: scrolls, runes, artifacts, skills, schools."""
+    """Every record of wyrdstone/1 as flat JSON: scrolls, runes, artifacts, skills, schools."""
     schools: list[dict[str, str | int]] = [
         {"id": school, "patron": "", "element": school, "start_energy": 7}
         for school in ELEMENTS

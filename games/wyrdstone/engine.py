@@ -8,6 +8,11 @@ fall at once die one by one: the acting mage's side left to right, then the othe
 
 Energy-linked properties fire the moment a counter changes: every change of a Death counter
 checks that mage's Werewolves (``_energy``).
+
+Under defeat at zero (wyrdstone/2) the duel ends the moment a mage's health reaches 0: each
+blow — one effect on its targets, one creature's strike, one Wrath strike — is judged as it
+lands (``judge``), and ``DuelOver`` stops the sequence there; both mages at 0 after the same
+blow is a draw. Under wyrdstone/1 a mage is judged only at the points rules.py names.
 """
 
 from __future__ import annotations
@@ -19,13 +24,14 @@ from .book import (
     SCHOOL,
     SCROLL_BY_ID,
     SKILL_BY_ID,
+    TAVERN_BY_ID,
     Ability,
     Effect,
     Scroll,
 )
 from .state import HEALTH, SEAT_NAMES, SLOTS, Creature, Last, WyrdState
 
-__all__ = ["DEATH", "WEREWOLF_DEATH", "WRATH_FROM", "DRAW_AT", "Duel", "Streams"]
+__all__ = ["DEATH", "DRAW_TURN", "WEREWOLF_DEATH", "WRATH_FROM", "Duel", "DuelOver", "Streams"]
 
 #: the index of Death among the energy counters
 DEATH = ELEMENTS.index("death")
@@ -33,8 +39,17 @@ DEATH = ELEMENTS.index("death")
 WEREWOLF_DEATH = 5
 #: Wrath of the Gods strikes from this turn on, ``turn - WRATH_FROM + 1`` damage to each mage
 WRATH_FROM = 50
-#: both mages alive when this turn would begin: a draw
-DRAW_AT = 70
+#: both mages alive at this turn: a draw (when it would begin under wyrdstone/1, once it has
+#: been played from wyrdstone/2)
+DRAW_TURN = 70
+
+
+class DuelOver(Exception):  # noqa: N818  (a signal, not an error: the duel ended mid-sequence)
+    """A mage fell under defeat at zero: nothing after this blow resolves."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome.detail)
+        self.outcome = outcome
 
 
 class Streams:
@@ -62,6 +77,7 @@ class Duel:
 
     def __init__(self, state: WyrdState, rng: Rng | None) -> None:
         self.state = state
+        self.rules = state.rules
         self.turn = state.turn
         self.seat = state.seat
         self.health = list(state.health)
@@ -93,6 +109,7 @@ class Duel:
             last=last,
             last_cast=self.last_cast,
             result=result,
+            rules=self.rules,
         )
 
     def outcome(self) -> Outcome | None:
@@ -107,6 +124,13 @@ class Duel:
         reason = "wrath" if self.wrath else "health"
         cause = "Wrath of the Gods" if self.wrath else "the duel"
         return Outcome(1 - loser, reason, f"{SEAT_NAMES[loser]} fell to {cause}")
+
+    def judge(self) -> None:
+        """A blow has landed: under defeat at zero, a fallen mage ends the duel now."""
+        if self.rules.defeat_at_zero:
+            result = self.outcome()
+            if result is not None:
+                raise DuelOver(result)
 
     # ------------------------------------------------------------------ energy
 
@@ -200,6 +224,7 @@ class Duel:
                 else:
                     creature.buff += effect.amount
                     creature.buff_turns = max(creature.buff_turns, effect.turns)
+        self.judge()
 
     def _on_mage(self, effect: Effect, seat: int, mage: int) -> None:
         if effect.op == "damage":
@@ -264,8 +289,9 @@ class Duel:
 
     def start_turn(self) -> None:
         """The start of ``self.seat``'s turn ``self.turn``: Wrath of the Gods (the duel ends at
-        once if it fells a mage), then the seed's five steps in order, all of them (a mage who
-        falls during them is judged once the start is over)."""
+        once if it fells a mage), then the seed's five steps in order. Under wyrdstone/1 all
+        five run and a mage who falls during them is judged once the start is over; under
+        defeat at zero the fall ends the duel at that blow."""
         seat = self.seat
         self.streams.purpose = "start"
         if self.turn >= WRATH_FROM:
@@ -273,6 +299,7 @@ class Duel:
             damage = self.turn - WRATH_FROM + 1
             self.health[0] -= damage
             self.health[1] -= damage
+            self.judge()
             if self.outcome() is not None:
                 return
             self.wrath = False
@@ -329,6 +356,7 @@ class Duel:
             defender = self.board[facing]
             if defender is None:
                 self.health[1 - seat] -= creature.strength
+                self.judge()
                 continue
             defender.health -= creature.strength
             for ability in SCROLL_BY_ID[creature.scroll].abilities:
@@ -336,8 +364,17 @@ class Duel:
                     self.run(ability.effect, seat, index)
             self.deaths()
 
+    def duel_start(self) -> None:
+        """Before turn 1: each mage's tavern effects, seat A's then B's, each in the order of
+        its equipment (wyrdstone/2; a wyrdstone/1 loadout has none)."""
+        self.streams.purpose = "start"
+        for seat in (0, 1):
+            for item in self.state.loadouts[seat].tavern:
+                self.fire(TAVERN_BY_ID[item].abilities, "duel-start", seat)
+
     def end_turn(self) -> None:
-        """Pass the turn to the other mage and start theirs (or end the duel at turn 70)."""
+        """Pass the turn to the other mage and start theirs (under wyrdstone/1 turn 70 is not
+        started: the duel is drawn when it would begin)."""
         for index in range(self.seat * SLOTS, self.seat * SLOTS + SLOTS):
             creature = self.board[index]
             if creature is not None:
@@ -345,7 +382,7 @@ class Duel:
         self.turn += 1
         self.seat = 1 - self.seat
         self.rune_used = False
-        if self.turn < DRAW_AT:
+        if self.turn < DRAW_TURN or self.rules.turn_70_played:
             self.start_turn()
 
 

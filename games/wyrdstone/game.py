@@ -1,48 +1,99 @@
-"""The Wyrdstone mage duel behind the Game interface of fairdeal.games.base.
+"""The Wyrdstone mage duel behind the Game interface of fairdeal.games.base, one value per
+rules version (``VERSIONS``); ``GAME`` is the newest, which new duels are played under.
 
 >>> GAME.normalize_params({})["A"]["school"], GAME.normalize_params({})["training"]
 ('fire', False)
+>>> sorted(VERSIONS)
+['wyrdstone/1', 'wyrdstone/2']
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..base import JSON, InvalidAction, Outcome, Rng
+from ..base import JSON, InvalidAction, InvalidParams, Outcome, Rng, TurnTimer, header_timer
 from . import params as match_params
 from . import rules
-from .book import RUNE_BY_ID, SCROLL_BY_ID, rules_records
+from .book import RUNE_BY_ID, SCROLL_BY_ID, rules_records, tavern_records
+from .engine import DRAW_TURN, WRATH_FROM
 from .render import render_svg
-from .state import SEAT_NAMES, Action, WyrdState, state_from_json, state_to_json, view_json
+from .state import (
+    HEALTH,
+    SEAT_NAMES,
+    SLOTS,
+    Action,
+    WyrdState,
+    state_from_json,
+    state_to_json,
+    view_json,
+)
+from .versions import LATEST, V1, V2, RuleSet
 
-__all__ = ["GAME", "WyrdstoneGame"]
+__all__ = ["GAME", "VERSIONS", "WyrdstoneGame"]
+
+
+def _duel_records(version: RuleSet) -> list[dict[str, str | int]]:
+    """The rules of ``version`` that are numbers, as records (in its rules data, so its hash
+    covers them)."""
+    limit = version.turn_limit_ms
+    return [
+        {"id": "health", "value": HEALTH, "text": "each mage's health at the start"},
+        {"id": "slots", "value": SLOTS, "text": "creature slots a side"},
+        {"id": "wrath-from", "value": WRATH_FROM,
+         "text": "Wrath of the Gods strikes from this turn, before the five steps"},
+        {"id": "draw-turn", "value": DRAW_TURN,
+         "text": "played in full; both mages alive after it: a draw"},
+        {"id": "turn-limit-ms", "value": limit or 0,
+         "text": "the whole turn's time; a timeout loses, in training it skips"},
+        {"id": "defeat", "value": int(version.defeat_at_zero),
+         "text": "a mage at 0 health loses at that blow; both at the same blow: a draw"},
+    ]
 
 
 class WyrdstoneGame:
-    """The Wyrdstone mage duel of seed 001."""
+    """The Wyrdstone mage duel of seed 001 under one rules version."""
 
     name = "wyrdstone"
     title = "Wyrdstone mage duel"
-    rules_version = "wyrdstone/1"
     seat_names: tuple[str, ...] = SEAT_NAMES
+
+    def __init__(self, version: RuleSet = LATEST) -> None:
+        self.rules = version
+        self.rules_version = version.version
 
     def rules_data(self) -> JSON:
         """The starter Book of Magic as flat records: scrolls, runes, artifacts, skills,
-        schools."""
-        return rules_records()
+        schools; from wyrdstone/2 also the tavern effects and the duel's numbers."""
+        records = rules_records()
+        if self.rules.tavern:
+            records = {**records, "tavern": tavern_records(), "duel": _duel_records(self.rules)}
+        return records
 
     def default_params(self) -> dict[str, JSON]:
         """A Fire mage against an Earth mage with default decks and equipment."""
-        return match_params.default_params()
+        return match_params.default_params(self.rules)
 
     def normalize_params(self, params: Mapping[str, JSON]) -> dict[str, JSON]:
         """Fill in defaults and validate (see params.py); InvalidParams names the bad key."""
-        return match_params.normalize(params)
+        return match_params.normalize(params, self.rules)
 
     def setup(self, params: Mapping[str, JSON], rng: Rng) -> WyrdState:
         """The first state (see rules.setup) for the normalized ``params``."""
-        normal = match_params.normalize(params)
-        return rules.setup(match_params.loadouts(normal), bool(normal["training"]), rng)
+        normal = match_params.normalize(params, self.rules)
+        return rules.setup(match_params.loadouts(normal), bool(normal["training"]), rng,
+                           self.rules)
+
+    def turn_timer(self, params: Mapping[str, JSON], turn_limit_ms: int | None) -> TurnTimer:
+        """wyrdstone/1: the header's limit, per action. From wyrdstone/2 the seed's 60 seconds
+        for the whole turn (a rune and then a scroll, or a skip): the header must say 60000."""
+        fixed = self.rules.turn_limit_ms
+        if fixed is None:
+            return header_timer(turn_limit_ms)
+        if turn_limit_ms != fixed:
+            raise InvalidParams(
+                f"{self.rules_version} fixes the turn at {fixed // 1000} s for the whole turn: "
+                f"turn_limit_ms must be {fixed}, got {turn_limit_ms!r}")
+        return TurnTimer(fixed, per_turn=self.rules.per_turn)
 
     def current_seat(self, state: WyrdState) -> int | None:
         """The mage to act, or None once the duel is over."""
@@ -84,7 +135,7 @@ class WyrdstoneGame:
 
     def state_from_json(self, data: JSON) -> WyrdState:
         """The state ``state_to_json`` wrote (not part of the Game interface)."""
-        return state_from_json(data)
+        return state_from_json(data, self.rules)
 
     def view(self, state: WyrdState, seat: int | None) -> JSON:
         """What ``seat`` may see: the whole state, since nothing in it is hidden."""
@@ -120,4 +171,8 @@ class WyrdstoneGame:
         return f"<Game {self.name} {self.rules_version}>"
 
 
-GAME = WyrdstoneGame()
+#: every rules version a recorded duel may name, oldest first
+VERSIONS: dict[str, WyrdstoneGame] = {
+    version.version: WyrdstoneGame(version) for version in (V1, V2)
+}
+GAME = VERSIONS[LATEST.version]

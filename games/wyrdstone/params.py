@@ -3,11 +3,15 @@
 ``{"A": {...}, "B": {...}, "training": false}``, each seat with ``school`` (fire, water, air,
 earth, death or neutral), ``patron`` (the Neutral school's elemental or lich, else null),
 ``deck`` (scroll ids), ``runes`` (the belt: up to 3, copies allowed, each used once),
-``artifacts`` and ``skills`` (up to 2 different ones each). Everything has a default: a seat
-that names only its school gets that school's default deck.
+``artifacts`` and ``skills`` (up to 2 different ones each) and, from wyrdstone/2, ``tavern``
+(up to 2 different tavern effects; none by default). Everything has a default: a seat that
+names only its school gets that school's default deck.
 
->>> normalize({"A": {"school": "death"}})["A"]["school"]
+>>> from fairdeal.games.wyrdstone.versions import V1, V2
+>>> normalize({"A": {"school": "death"}}, V2)["A"]["school"]
 'death'
+>>> normalize({}, V2)["B"]["tavern"], "tavern" in normalize({}, V1)["B"]
+([], False)
 """
 
 from __future__ import annotations
@@ -26,10 +30,12 @@ from .book import (
     SCHOOLS,
     SCROLL_BY_ID,
     SKILL_BY_ID,
+    TAVERN_BY_ID,
     default_deck,
     school_element,
 )
 from .state import SEAT_NAMES, Loadout
+from .versions import RuleSet
 
 __all__ = ["DECK_MAX", "DECK_MIN", "ELEMENT_MAX", "ELEMENT_MIN", "default_params", "loadouts",
            "normalize"]
@@ -37,16 +43,17 @@ __all__ = ["DECK_MAX", "DECK_MIN", "ELEMENT_MAX", "ELEMENT_MIN", "default_params
 DECK_MIN, DECK_MAX = 30, 120
 #: scrolls of each element a deck holds (neutral ones: 0 to ELEMENT_MAX, counted apart)
 ELEMENT_MIN, ELEMENT_MAX = 4, 20
-BELT_MAX, ARTIFACTS_MAX, SKILLS_MAX = 3, 2, 2
+BELT_MAX, ARTIFACTS_MAX, SKILLS_MAX, TAVERN_MAX = 3, 2, 2, 2
 _SEAT_KEYS = ("school", "patron", "deck", "runes", "artifacts", "skills")
+_TAVERN_KEYS = (*_SEAT_KEYS, "tavern")
 DEFAULT_SCHOOLS = ("fire", "earth")
 DEFAULT_RUNES = ("rune-of-healing", "rune-of-storms", "rune-of-valour")
 DEFAULT_ARTIFACTS = ("staff-of-embers", "bone-charm")
 DEFAULT_SKILLS = ("meditation", "vengeance")
 
 
-def _seat_defaults(school: str, patron: str | None) -> dict[str, JSON]:
-    return {
+def _seat_defaults(school: str, patron: str | None, rules: RuleSet) -> dict[str, JSON]:
+    seat: dict[str, JSON] = {
         "school": school,
         "patron": patron,
         "deck": default_deck(school_element(school, patron)),
@@ -54,12 +61,15 @@ def _seat_defaults(school: str, patron: str | None) -> dict[str, JSON]:
         "artifacts": list(DEFAULT_ARTIFACTS),
         "skills": list(DEFAULT_SKILLS),
     }
+    if rules.tavern:
+        seat["tavern"] = []
+    return seat
 
 
-def default_params() -> dict[str, JSON]:
+def default_params(rules: RuleSet) -> dict[str, JSON]:
     """A Fire mage (A) against an Earth mage (B), default decks and equipment, no training."""
     return {
-        SEAT_NAMES[seat]: _seat_defaults(DEFAULT_SCHOOLS[seat], None) for seat in (0, 1)
+        SEAT_NAMES[seat]: _seat_defaults(DEFAULT_SCHOOLS[seat], None, rules) for seat in (0, 1)
     } | {"training": False}
 
 
@@ -88,13 +98,14 @@ def _deck(value: Any, key: str) -> list[str]:
     return deck
 
 
-def _seat(value: Any, name: str, default_school: str) -> dict[str, JSON]:
+def _seat(value: Any, name: str, default_school: str, rules: RuleSet) -> dict[str, JSON]:
     if not isinstance(value, Mapping):
         raise InvalidParams(f"{name} must be an object, got {value!r}")
+    keys = _TAVERN_KEYS if rules.tavern else _SEAT_KEYS
     for key in value:
-        if key not in _SEAT_KEYS:
+        if key not in keys:
             raise InvalidParams(f"unknown parameter {name}.{key}: a seat takes "
-                                f"{', '.join(_SEAT_KEYS)}")
+                                f"{', '.join(keys)} (under {rules.version})")
     school = value.get("school", default_school)
     if school not in SCHOOLS:
         raise InvalidParams(f"{name}.school {school!r} is not one of: {', '.join(SCHOOLS)}")
@@ -103,14 +114,17 @@ def _seat(value: Any, name: str, default_school: str) -> dict[str, JSON]:
         raise InvalidParams(f"{name}.patron {patron!r} is not one of: {', '.join(PATRONS)}")
     if school != NEUTRAL and patron is not None:
         raise InvalidParams(f"{name}.patron {patron!r}: only the neutral school has a patron")
-    normal = _seat_defaults(school, patron)
+    normal = _seat_defaults(school, patron, rules)
     runes = _ids(value.get("runes", normal["runes"]), f"{name}.runes", RUNE_BY_ID, "rune")
     if len(runes) > BELT_MAX:
         raise InvalidParams(f"{name}.runes holds {len(runes)} runes: a belt holds {BELT_MAX}")
     picked = {}
-    for key, known, most in (("artifacts", ARTIFACT_BY_ID, ARTIFACTS_MAX),
-                             ("skills", SKILL_BY_ID, SKILLS_MAX)):
-        items = _ids(value.get(key, normal[key]), f"{name}.{key}", known, key[:-1])
+    lists = [("artifacts", ARTIFACT_BY_ID, ARTIFACTS_MAX, "artifact"),
+             ("skills", SKILL_BY_ID, SKILLS_MAX, "skill")]
+    if rules.tavern:
+        lists.append(("tavern", TAVERN_BY_ID, TAVERN_MAX, "tavern effect"))
+    for key, known, most, what in lists:
+        items = _ids(value.get(key, normal[key]), f"{name}.{key}", known, what)
         if len(items) > most or len(set(items)) != len(items):
             raise InvalidParams(f"{name}.{key} must be up to {most} different ones, got {items!r}")
         picked[key] = items
@@ -119,13 +133,13 @@ def _seat(value: Any, name: str, default_school: str) -> dict[str, JSON]:
         "patron": patron,
         "deck": _deck(value.get("deck", normal["deck"]), f"{name}.deck"),
         "runes": runes,
-        "artifacts": picked["artifacts"],
-        "skills": picked["skills"],
+        **picked,
     }
 
 
-def normalize(params: Mapping[str, JSON]) -> dict[str, JSON]:
-    """Fill in defaults and validate; raise InvalidParams naming the bad key."""
+def normalize(params: Mapping[str, JSON], rules: RuleSet) -> dict[str, JSON]:
+    """Fill in defaults and validate under ``rules``; raise InvalidParams naming the bad
+    key."""
     if not isinstance(params, Mapping):
         raise InvalidParams(f"params must be an object, got {params!r}")
     for key in params:
@@ -137,7 +151,7 @@ def normalize(params: Mapping[str, JSON]) -> dict[str, JSON]:
         raise InvalidParams(f"training must be true or false, got {training!r}")
     seats = {
         SEAT_NAMES[seat]: _seat(params.get(SEAT_NAMES[seat], {}), SEAT_NAMES[seat],
-                                DEFAULT_SCHOOLS[seat])
+                                DEFAULT_SCHOOLS[seat], rules)
         for seat in (0, 1)
     }
     return seats | {"training": training}
@@ -151,5 +165,5 @@ def loadouts(normal: Mapping[str, JSON]) -> tuple[Loadout, Loadout]:
         pair.append(Loadout(seat["school"], seat["patron"],
                             school_element(seat["school"], seat["patron"]), tuple(seat["deck"]),
                             tuple(seat["runes"]), tuple(seat["artifacts"]),
-                            tuple(seat["skills"])))
+                            tuple(seat["skills"]), tuple(seat.get("tavern", ()))))
     return pair[0], pair[1]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from html import escape
 
 from .book import ELEMENT_NAMES, SCROLL_BY_ID
-from .engine import DRAW_AT, WRATH_FROM
+from .engine import WRATH_FROM
 from .state import HEALTH, SEAT_NAMES, SLOTS, Creature, WyrdState
 
 __all__ = ["render_svg"]
@@ -101,7 +101,7 @@ def _panel(state: WyrdState) -> list[str]:
         lines.append(f"Wrath of the Gods in {WRATH_FROM - state.turn} turns")
     else:
         lines.append(f"Wrath of the Gods: {state.turn - WRATH_FROM + 1} damage")
-    lines.append(f"draw at turn {DRAW_AT}")
+    lines.append(f"draw {state.rules.draw_when}")
     if state.last_cast is not None:
         seat, scroll, slot = state.last_cast
         where = "" if slot is None else f" (slot {slot})"

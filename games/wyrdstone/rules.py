@@ -9,10 +9,13 @@ scroll, and abilities fired during the attacks).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..base import IllegalAction, InvalidAction, Outcome, Rng
 from .book import ELEMENT_NAMES, ELEMENTS, RUNE_BY_ID, SCROLL_BY_ID, Scroll
-from .engine import DRAW_AT, Duel
-from .state import HEALTH, SEAT_NAMES, SKIP, SLOTS, Action, Creature, Loadout, WyrdState
+from .engine import DRAW_TURN, Duel, DuelOver
+from .state import HEALTH, SEAT_NAMES, SKIP, SLOTS, Action, Creature, Last, Loadout, WyrdState
+from .versions import RuleSet
 
 __all__ = ["START_ENERGY", "SCHOOL_ENERGY", "apply", "cast", "check", "legal_actions", "resign",
            "setup", "timeout"]
@@ -21,8 +24,20 @@ __all__ = ["START_ENERGY", "SCHOOL_ENERGY", "apply", "cast", "check", "legal_act
 SCHOOL_ENERGY, START_ENERGY = 7, 4
 
 
-def setup(loadouts: tuple[Loadout, Loadout], training: bool, rng: Rng) -> WyrdState:
-    """The first state: the first player drawn, then the start of turn 1 resolved."""
+def _settle(duel: Duel, last: Last | None, resolve: Callable[[], Outcome | None]) -> WyrdState:
+    """Run ``resolve`` on ``duel`` and freeze the result; a mage who falls under defeat at
+    zero stops the sequence at that blow (``DuelOver``) and ends the duel there."""
+    try:
+        result = resolve()
+    except DuelOver as over:
+        result = over.outcome
+    return duel.freeze(last, result)
+
+
+def setup(loadouts: tuple[Loadout, Loadout], training: bool, rng: Rng,
+          rules: RuleSet) -> WyrdState:
+    """The first state: the first player drawn, the tavern effects (wyrdstone/2), then the
+    start of turn 1 resolved."""
     first = rng.substream("first-player").randbelow(2)
     energy = tuple(
         SCHOOL_ENERGY if element == loadouts[seat].element else START_ENERGY
@@ -42,10 +57,16 @@ def setup(loadouts: tuple[Loadout, Loadout], training: bool, rng: Rng) -> WyrdSt
         last=None,
         last_cast=None,
         result=None,
+        rules=rules,
     )
     duel = Duel(blank, rng)
-    duel.start_turn()
-    return duel.freeze(None, duel.outcome())
+
+    def begin() -> Outcome | None:
+        duel.duel_start()
+        duel.start_turn()
+        return duel.outcome()
+
+    return _settle(duel, None, begin)
 
 
 def _affordable(state: WyrdState, seat: int, scroll: Scroll) -> bool:
@@ -146,18 +167,22 @@ def cast(duel: Duel, seat: int, scroll: Scroll, slot: int | None) -> None:
     duel.last_cast = (seat, scroll.id, slot)
 
 
-def _finish(duel: Duel, seat: int, last: tuple[int, str, str | None, int | None]) -> WyrdState:
-    """After a cast or a skip: the attacks, then the next turn's start (or the end)."""
+def _finish(duel: Duel) -> Outcome | None:
+    """After a cast or a skip: the attacks, then the next turn's start, or the draw of two
+    living mages at turn 70 (after it under wyrdstone/2, as it would begin under /1)."""
+    draw = Outcome(None, "turn-70", f"both mages were alive {duel.rules.draw_when}")
     result = duel.outcome()
     if result is None:
         duel.attacks()
         result = duel.outcome()
+    if result is None and duel.rules.turn_70_played and duel.turn >= DRAW_TURN:
+        return draw
     if result is None:
         duel.end_turn()
         result = duel.outcome()
-        if result is None and duel.turn >= DRAW_AT:
-            result = Outcome(None, "turn-70", f"both mages were alive at turn {DRAW_AT}")
-    return duel.freeze(last, result)
+        if result is None and duel.turn >= DRAW_TURN and not duel.rules.turn_70_played:
+            result = draw
+    return result
 
 
 def apply(state: WyrdState, action: Action, rng: Rng) -> WyrdState:
@@ -170,13 +195,22 @@ def apply(state: WyrdState, action: Action, rng: Rng) -> WyrdState:
         duel.streams.purpose = "rune"
         duel.belts[seat].remove(action.rune)
         duel.rune_used = True
-        duel.fire(RUNE_BY_ID[action.rune].abilities, "cast", seat)
-        return duel.freeze((seat, "rune", action.rune, None), duel.outcome())
+        rune = RUNE_BY_ID[action.rune]
+
+        def use() -> Outcome | None:
+            duel.fire(rune.abilities, "cast", seat)
+            return duel.outcome()
+
+        return _settle(duel, (seat, "rune", action.rune, None), use)
     if action.kind == "cast":
-        assert action.scroll is not None
-        cast(duel, seat, SCROLL_BY_ID[action.scroll], action.slot)
-        return _finish(duel, seat, (seat, "cast", action.scroll, action.slot))
-    return _finish(duel, seat, (seat, "skip", None, None))
+        scroll = SCROLL_BY_ID[action.scroll or ""]
+
+        def play() -> Outcome | None:
+            cast(duel, seat, scroll, action.slot)
+            return _finish(duel)
+
+        return _settle(duel, (seat, "cast", action.scroll, action.slot), play)
+    return _settle(duel, (seat, "skip", None, None), lambda: _finish(duel))
 
 
 def timeout(state: WyrdState, rng: Rng) -> WyrdState:
@@ -189,7 +223,7 @@ def timeout(state: WyrdState, rng: Rng) -> WyrdState:
     if not state.training:
         lost = Outcome(1 - seat, "timeout", f"{SEAT_NAMES[seat]} ran out of time")
         return duel.freeze((seat, "timeout", None, None), lost)
-    return _finish(duel, seat, (seat, "timeout", None, None))
+    return _settle(duel, (seat, "timeout", None, None), lambda: _finish(duel))
 
 
 def resign(state: WyrdState, seat: int) -> WyrdState:

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base import JSON, InvalidAction, Outcome
-from .book import ARTIFACT_BY_ID, ELEMENTS, RUNE_BY_ID, SCROLL_BY_ID, SKILL_BY_ID
+from .book import ARTIFACT_BY_ID, ELEMENTS, RUNE_BY_ID, SCROLL_BY_ID, SKILL_BY_ID, TAVERN_BY_ID
+from .versions import RuleSet
 
 __all__ = [
     "HEALTH",
@@ -169,7 +170,7 @@ class Creature:
 @dataclass(frozen=True, slots=True)
 class Loadout:
     """One mage's equipment, fixed in the match header: school (and patron), the deck, the
-    rune belt as brought to the duel, artifacts and skills."""
+    rune belt as brought to the duel, artifacts, skills and (from wyrdstone/2) tavern effects."""
 
     school: str
     patron: str | None
@@ -178,9 +179,12 @@ class Loadout:
     runes: tuple[str, ...]
     artifacts: tuple[str, ...]
     skills: tuple[str, ...]
+    tavern: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, JSON]:
-        return {
+    def to_json(self, rules: RuleSet) -> dict[str, JSON]:
+        """The loadout's JSON; ``tavern`` only under the versions that have tavern effects
+        (so a wyrdstone/1 state keeps its JSON)."""
+        data: dict[str, JSON] = {
             "school": self.school,
             "patron": self.patron,
             "element": self.element,
@@ -189,6 +193,9 @@ class Loadout:
             "artifacts": list(self.artifacts),
             "skills": list(self.skills),
         }
+        if rules.tavern:
+            data["tavern"] = list(self.tavern)
+        return data
 
 
 #: what happened last: (seat, kind, scroll or rune id or None, slot or None)
@@ -202,6 +209,8 @@ class WyrdState:
     ``energy`` is seat A's five counters then seat B's (order: book.ELEMENTS); ``board`` is
     A's slots 1-5 then B's. ``turn`` counts both players' turns (turn 1 is the first player's
     first); ``seat`` is the mage whose turn it is. ``belts`` are the runes not used yet.
+    ``rules`` is the rules version the duel is played under (not part of its JSON: the match
+    header names it).
     """
 
     loadouts: tuple[Loadout, Loadout]
@@ -216,6 +225,7 @@ class WyrdState:
     last: Last | None
     last_cast: tuple[int, str, int | None] | None
     result: Outcome | None
+    rules: RuleSet
 
     def creature(self, seat: int, slot: int) -> Creature | None:
         """The creature in ``slot`` (1-5) of ``seat``, or None."""
@@ -240,7 +250,7 @@ def state_to_json(state: WyrdState) -> dict[str, JSON]:
                 "health": state.health[seat],
                 "energy": state.energy_of(seat),
                 "belt": list(state.belts[seat]),
-                "loadout": state.loadouts[seat].to_json(),
+                "loadout": state.loadouts[seat].to_json(state.rules),
                 "slots": [
                     None if creature is None else creature.to_json()
                     for creature in state.board[SLOTS * seat : SLOTS * seat + SLOTS]
@@ -277,8 +287,8 @@ def _int(value: Any, where: str) -> int:
 
 def _check_loadout(loadout: Loadout) -> None:
     known = ((loadout.deck, SCROLL_BY_ID, "deck"), (loadout.runes, RUNE_BY_ID, "runes"),
-             (loadout.artifacts, ARTIFACT_BY_ID, "artifacts"), (loadout.skills, SKILL_BY_ID,
-                                                                "skills"))
+             (loadout.artifacts, ARTIFACT_BY_ID, "artifacts"),
+             (loadout.skills, SKILL_BY_ID, "skills"), (loadout.tavern, TAVERN_BY_ID, "tavern"))
     for ids, catalogue, where in known:
         unknown = [item for item in ids if item not in catalogue]
         if unknown:
@@ -287,8 +297,9 @@ def _check_loadout(loadout: Loadout) -> None:
         raise ValueError(f"loadout element must be one of {ELEMENTS!r}, got {loadout.element!r}")
 
 
-def state_from_json(data: JSON) -> WyrdState:
-    """The state ``state_to_json`` wrote; raise ValueError naming what is wrong."""
+def state_from_json(data: JSON, rules: RuleSet) -> WyrdState:
+    """The state ``state_to_json`` wrote under ``rules``; raise ValueError naming what is
+    wrong."""
     if not isinstance(data, Mapping):
         raise ValueError(f"a state is an object, got {data!r}")  # noqa: TRY004 (one error type)
     try:
@@ -298,9 +309,10 @@ def state_from_json(data: JSON) -> WyrdState:
         loadouts = []
         for mage in mages:
             raw = mage["loadout"]
+            tavern = tuple(raw["tavern"]) if rules.tavern else ()
             loadout = Loadout(raw["school"], raw["patron"], raw["element"], tuple(raw["deck"]),
                               tuple(raw["runes"]), tuple(raw["artifacts"]),
-                              tuple(raw["skills"]))
+                              tuple(raw["skills"]), tavern)
             _check_loadout(loadout)
             loadouts.append(loadout)
         board: list[Creature | None] = []
@@ -333,6 +345,7 @@ def state_from_json(data: JSON) -> WyrdState:
             result=None if data["result"] is None else Outcome(
                 **Outcome.from_json(data["result"]).to_json(),
                 detail=str(data["result"].get("detail", ""))),
+            rules=rules,
         )
     except (KeyError, TypeError, IndexError) as e:
         raise ValueError(f"malformed wyrdstone state: {e!r}") from None

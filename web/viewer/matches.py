@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fairdeal.games import RulesError, get_game
+from fairdeal.games import RulesError, get_rules
 from fairdeal.verifier.bundle import Bundle, InvalidBundle
 from fairdeal.verifier.protocol import PLAY_TYPES
 from fairdeal.verifier.replay import Step, replay_steps
@@ -203,7 +203,8 @@ def load_live(match_id: str, events: list[dict[str, Any]], key: str | None = Non
                         events=events, report=report, live=True,
                         captions=dict(captions or {}))
     try:
-        match.game = get_game(events[0]["game"]) if events else None
+        match.game = (get_rules(events[0]["game"], events[0].get("rules_version", ""))
+                      if events else None)  # the rules the match is played under
     except RulesError:
         match.game = None
     plays = [event for event in events if event.get("type") in PLAY_TYPES]

@@ -8,6 +8,7 @@ import pytest
 
 from fairdeal.games.wyrdstone.book import ELEMENTS, SCROLL_BY_ID, SCROLLS
 from fairdeal.games.wyrdstone.state import SLOTS, Creature, Loadout, WyrdState
+from fairdeal.games.wyrdstone.versions import V1, V2, RuleSet
 from fairdeal.verifier.rng import RandomStream
 
 #: every scroll of the book, so a constructed mage may cast anything
@@ -25,10 +26,10 @@ def creature(scroll: str, summoned: int = 0, **changes: int | bool) -> Creature:
 
 def loadout(school: str = "fire", *, deck: Sequence[str] = ALL_SCROLLS,
             runes: Sequence[str] = (), artifacts: Sequence[str] = (),
-            skills: Sequence[str] = ()) -> Loadout:
+            skills: Sequence[str] = (), tavern: Sequence[str] = ()) -> Loadout:
     """A mage's equipment (the deck need not be a legal match deck here)."""
     return Loadout(school, None, school, tuple(deck), tuple(runes), tuple(artifacts),
-                   tuple(skills))
+                   tuple(skills), tuple(tavern))
 
 
 def build_state(
@@ -42,9 +43,11 @@ def build_state(
     b: Loadout | None = None,
     training: bool = False,
     rune_used: bool = False,
+    rules: RuleSet = V2,
 ) -> WyrdState:
     """A state on turn ``turn`` with ``seat`` to act; ``board`` maps (seat, slot 1-5) to
-    creatures; ``energy`` is one number for all ten counters or the ten of them."""
+    creatures; ``energy`` is one number for all ten counters or the ten of them. Under the
+    newest rules unless ``rules`` names another version."""
     cells: list[Creature | None] = [None] * (2 * SLOTS)
     for (side, slot), made in (board or {}).items():
         cells[side * SLOTS + slot - 1] = made
@@ -63,6 +66,7 @@ def build_state(
         last=None,
         last_cast=None,
         result=None,
+        rules=rules,
     )
 
 
@@ -84,6 +88,8 @@ class Kit:
     creature = staticmethod(creature)
     loadout = staticmethod(loadout)
     stream = staticmethod(stream)
+    V1 = V1
+    V2 = V2
 
 
 @pytest.fixture

@@ -4,9 +4,11 @@ Each fixtures/games/wyrdstone/golden-*.json holds a stream key (hex), the params
 (moves, timeouts, a resignation) and the final ``state_to_json``. Setup draws from
 ``RandomStream(key, "setup")`` and the n-th event (0-based) from ``RandomStream(key, "ply/n")``,
 as the protocol does. A rule or book change that alters any number breaks them: that needs a
-new rules version, not new fixtures.
+new rules version, not new fixtures. Each fixture replays under the rules version it names:
+the wyrdstone/1 ones (``golden-*``) under the old rules, the wyrdstone/2 ones
+(``golden-v2-*``) under the new, so both versions stay pinned.
 
-To write them again (only with a new rules version):
+To write the newest version's ones again (only with a new rules version):
 ``.venv/bin/python tests/games/wyrdstone/test_golden.py``
 """
 
@@ -19,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from fairdeal.games import get_rules, rules_versions
 from fairdeal.games.wyrdstone import GAME
 from fairdeal.games.wyrdstone.bots import BOTS
 from fairdeal.verifier.rng import RandomStream
@@ -27,17 +30,24 @@ FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "games" / "wyrdsto
 GOLDEN = sorted(FIXTURES.glob("golden-*.json"))
 
 
-def test_there_are_golden_replays() -> None:
-    assert len(GOLDEN) >= 2
+def _version(path: Path) -> str:
+    return str(json.loads(path.read_text(encoding="utf-8"))["rules_version"])
+
+
+def test_every_rules_version_has_golden_replays() -> None:
+    versions = [_version(path) for path in GOLDEN]
+    for version in rules_versions("wyrdstone"):
+        assert versions.count(version) >= 3, f"too few golden replays of {version}"
+    assert all(_version(path) == "wyrdstone/2" for path in GOLDEN if "-v2-" in path.name)
 
 
 @pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.name)
 def test_golden_replay(path: Path, golden_replay: Any) -> None:
     fixture = json.loads(path.read_text(encoding="utf-8"))
-    assert fixture["rules_version"] == GAME.rules_version
-    final = golden_replay(GAME, fixture)
-    assert GAME.state_to_json(final) == fixture["final_state"]
-    assert GAME.result(final).to_json() == fixture["result"]
+    game = get_rules("wyrdstone", fixture["rules_version"])
+    final = golden_replay(game, fixture)
+    assert game.state_to_json(final) == fixture["final_state"]
+    assert game.result(final).to_json() == fixture["result"]
 
 
 def _record(name: str, key: bytes, params: dict[str, Any], seed: int, timeouts: float,
@@ -68,7 +78,7 @@ def _record(name: str, key: bytes, params: dict[str, Any], seed: int, timeouts: 
         "result": GAME.result(state).to_json(),
         "final_state": GAME.state_to_json(state),
     }
-    path = FIXTURES / f"golden-{name}.json"
+    path = FIXTURES / f"golden-v2-{name}.json"
     path.write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"{path}: {len(events)} events, turn {state.turn}, {fixture['result']}")
 
@@ -92,3 +102,12 @@ if __name__ == "__main__":
     # every turn of a training battle timed out and skipped: Wrath of the Gods fells both
     _record("training-all-skipped-wrath", bytes([3]) * 32, {"training": True}, seed=3,
             timeouts=1.0, bots=("random", "random"))
+    # tavern effects on both sides
+    _record("tavern-death-fire", bytes([71]) * 32,
+            {"A": {"school": "death", "tavern": ["gravediggers-gin", "hermits-tea"]},
+             "B": {"tavern": ["bitter-draught", "fire-whisky"]}},
+            seed=71, timeouts=0.0, bots=("greedy", "greedy"))
+    # a resignation
+    _record("resigned-water-air", bytes([12]) * 32,
+            {"A": {"school": "water"}, "B": {"school": "air", "tavern": ["storm-mead"]}},
+            seed=12, timeouts=0.0, bots=("greedy", "random"), resign_at=9)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from fairdeal.games.base import InvalidAction, InvalidParams, SimpleRng
-from fairdeal.games.wyrdstone import GAME, state_from_json
+from fairdeal.games.wyrdstone import GAME, VERSIONS
 from fairdeal.games.wyrdstone.book import SCROLLS, default_deck
 from fairdeal.games.wyrdstone.state import SKIP, Action
 from fairdeal.verifier.rng import RandomStream
@@ -16,7 +16,8 @@ from fairdeal.verifier.rng import RandomStream
 
 def test_identity() -> None:
     assert (GAME.name, GAME.title, GAME.rules_version, GAME.seat_names) == (
-        "wyrdstone", "Wyrdstone mage duel", "wyrdstone/1", ("A", "B"))
+        "wyrdstone", "Wyrdstone mage duel", "wyrdstone/2", ("A", "B"))
+    assert VERSIONS["wyrdstone/1"].rules_version == "wyrdstone/1"
 
 
 # ---------------------------------------------------------------- params
@@ -152,14 +153,14 @@ def _played(n: int = 40, key: bytes = bytes(32)) -> list[Any]:
 def test_states_round_trip_through_json() -> None:
     for state in _played():
         data = GAME.state_to_json(state)
-        back = state_from_json(data)
+        back = GAME.state_from_json(data)
         assert back == state and GAME.state_to_json(back) == data
 
 
 @pytest.mark.parametrize("data", [[], {"mages": []}, {"mages": [{}, {}]}])
 def test_malformed_states_are_refused(data: Any) -> None:
     with pytest.raises(ValueError, match="state|mages"):
-        state_from_json(data)
+        GAME.state_from_json(data)
 
 
 @pytest.mark.parametrize(("path", "value", "message"), [
@@ -178,7 +179,7 @@ def test_a_state_with_a_bad_field_is_refused(path: tuple[Any, ...], value: Any,
         node = node[step]
     node[path[-1]] = value
     with pytest.raises(ValueError, match=message):
-        state_from_json(data)
+        GAME.state_from_json(data)
 
 
 def test_everything_is_public_so_every_view_is_the_whole_state() -> None:
@@ -203,9 +204,13 @@ def test_the_drawing_shows_the_duel(kit: Any) -> None:
         assert drawn.replace(f"view: {caption}", "view: spectator") == svg
 
 
-def test_rules_data_is_flat_records() -> None:
-    data = GAME.rules_data()
-    assert set(data) == {"scrolls", "runes", "artifacts", "skills", "schools"}
+@pytest.mark.parametrize(("version", "sections"), [
+    ("wyrdstone/1", {"scrolls", "runes", "artifacts", "skills", "schools"}),
+    ("wyrdstone/2", {"scrolls", "runes", "artifacts", "skills", "schools", "tavern", "duel"}),
+])
+def test_rules_data_is_flat_records(version: str, sections: set[str]) -> None:
+    data = VERSIONS[version].rules_data()
+    assert set(data) == sections
     for records in data.values():
         assert records and all(isinstance(value, str | int) for record in records
                                for value in record.values())

@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairdeal.games.wyrdstone import GAME, WyrdState, state_from_json
+from fairdeal.games.wyrdstone import GAME, WyrdState
 from fairdeal.games.wyrdstone.book import SCHOOLS
 from fairdeal.games.wyrdstone.state import HEALTH
 from fairdeal.verifier.rng import RandomStream
@@ -23,6 +23,9 @@ def _check_invariants(state: WyrdState) -> None:
             assert creature.stun >= 0 and creature.poison_turns >= 0 and creature.buff_turns >= 0
     if state.result is None:
         assert min(state.health) > 0
+    elif state.result.reason == "simultaneous":
+        # wyrdstone/2: only one blow strikes both mages, Wrath of the Gods (from turn 50)
+        assert state.turn >= 50 and "Wrath" in state.result.detail
 
 
 @settings(max_examples=60, deadline=None)
@@ -51,7 +54,7 @@ def test_random_legal_play_ends_by_turn_70_and_never_changes_its_input(
         _check_invariants(state)
         ply += 1
     data = GAME.state_to_json(state)
-    assert GAME.state_to_json(state_from_json(data)) == data
+    assert GAME.state_to_json(GAME.state_from_json(data)) == data
     assert state.turn <= 70 and GAME.legal_actions(state) == []
 
 

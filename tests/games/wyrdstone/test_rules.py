@@ -10,7 +10,7 @@ import pytest
 from fairdeal.games.base import IllegalAction, InvalidAction
 from fairdeal.games.wyrdstone import GAME
 from fairdeal.games.wyrdstone.book import Effect
-from fairdeal.games.wyrdstone.engine import Duel
+from fairdeal.games.wyrdstone.engine import Duel, DuelOver
 from fairdeal.games.wyrdstone.rules import apply, legal_actions, resign, timeout
 from fairdeal.games.wyrdstone.state import SKIP, Action
 from fairdeal.verifier.rng import RandomStream
@@ -99,7 +99,8 @@ def test_attacks_go_left_to_right(kit: Any) -> None:
     # B at 3 health: the Fire Imp (2) strikes first, then the golem (3) finishes
     board = {(0, 1): kit.creature("fire-imp"), (0, 2): kit.creature("stone-golem")}
     duel = Duel(kit.state(board, health=(40, 3)), kit.stream())
-    duel.attacks()
+    with pytest.raises(DuelOver):
+        duel.attacks()
     assert duel.health[1] == -2
 
 
@@ -108,7 +109,8 @@ def test_the_keeper_of_heights_strikes_before_all_others(kit: Any) -> None:
     # slot 1 never gets to strike
     board = {(0, 1): kit.creature("fire-imp"), (0, 4): kit.creature("keeper-of-heights")}
     duel = Duel(kit.state(board, health=(40, 3)), kit.stream())
-    duel.attacks()
+    with pytest.raises(DuelOver):
+        duel.attacks()
     assert duel.health[1] == -1
 
 
@@ -249,8 +251,8 @@ def test_wrath_fells_both_a_draw(kit: Any) -> None:
                                                                    "reason": "simultaneous"}
 
 
-def test_both_alive_at_turn_70_a_draw(kit: Any) -> None:
-    state = kit.state({}, turn=69, health=(50, 50))
+def test_v1_both_alive_when_turn_70_would_begin_a_draw(kit: Any) -> None:
+    state = kit.state({}, turn=69, health=(50, 50), rules=kit.V1)
     after = apply(state, SKIP, kit.stream())
     assert after.turn == 70 and after.health == (50, 50)
     assert after.result is not None and after.result.to_json() == {"winner": None,
@@ -368,12 +370,12 @@ def test_random_picks_come_from_the_stream_handed_in(kit: Any) -> None:
     assert golem_after(bytes(32)) == golem_after(bytes(32))
 
 
-def test_both_mages_falling_in_the_same_start_of_turn_is_a_draw(kit: Any) -> None:
+def test_v1_both_mages_falling_in_the_same_start_of_turn_is_a_draw(kit: Any) -> None:
     # B skips; at the start of A's turn A's poisoned Skeleton dies (2 to B, at 2), then A's
     # Salamander kills B's Skeleton (2 to A, at 2): both fall before the start is judged
     board = {(0, 1): kit.creature("skeleton", poison=4, poison_turns=1),
              (0, 2): kit.creature("salamander"), (1, 2): kit.creature("skeleton", health=2)}
-    state = kit.state(board, seat=1, health=(2, 2))
+    state = kit.state(board, seat=1, health=(2, 2), rules=kit.V1)
     after = apply(state, SKIP, kit.stream())
     assert after.health == (0, 0) and after.turn == 11
     assert after.result is not None and after.result.to_json() == {"winner": None,
