@@ -28,12 +28,13 @@ demo: $(STAMP)
 	$(BIN)/fairdeal simulate wyrdstone --param 'A.tavern=["fire-whisky","bitter-draught"]' --param 'B.tavern=["hermits-tea"]' -n 1 --out out/demo
 	$(BIN)/fairdeal verify out/demo/*.json
 	$(BIN)/fairdeal import out/demo/*.json
-	$(BIN)/fairdeal serve --host 127.0.0.1 --port 5000 & server=$$!; \
+	$(BIN)/fairdeal serve --quiet --host 127.0.0.1 --port 5000 & server=$$!; \
 	trap 'kill $$server 2>/dev/null' INT TERM EXIT; \
-	sleep 2; \
-	$(BIN)/fairdeal play --game arcomage -n 2 --pace 1.5 & \
-	$(BIN)/fairdeal play --game toybattle -n 2 --pace 1.5 & \
-	$(BIN)/fairdeal play --game wyrdstone -n 2 --pace 1.5 & \
+	$(BIN)/fairdeal play --game arcomage -n 2 --pace 1.5 --no-progress & one=$$!; \
+	$(BIN)/fairdeal play --game toybattle -n 2 --pace 1.5 --no-progress & two=$$!; \
+	$(BIN)/fairdeal play --game wyrdstone -n 2 --pace 1.5 --no-progress & three=$$!; \
+	wait $$one $$two $$three; \
+	echo "demo: the live bot matches are over; the viewer stays on http://127.0.0.1:5000/ (Ctrl+C stops it)"; \
 	wait $$server
 
 ## The whole test suite (PostgreSQL tests need FAIRDEAL_TEST_POSTGRES_URL; .ci/run sets it).

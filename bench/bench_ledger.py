@@ -185,7 +185,7 @@ def bench_api(backend: str, matches: int, moves: int, pg_url: str | None,
                                  concurrency=matches, seed=1, turn_limit_ms=60_000):
             if "stats" in item:
                 stats = item["stats"]
-            else:
+            elif "result" in item:
                 counted += item["moves"]
         elapsed = time.perf_counter() - start
         assert stats is not None

@@ -21,7 +21,8 @@ from fairdeal.verifier.replay import replay_steps
 from fairdeal.verifier.report import VerificationError
 from fairdeal.verifier.verify import UnknownSeat, verify_bytes
 
-from .output import print_records, report_lines
+from .output import outcome_words, print_records, report_lines
+from .paths import bundle_paths
 
 DEFAULT_DATA_DIR = click.get_app_dir("fairdeal")
 
@@ -157,16 +158,29 @@ def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
                                   turn_limit_ms=turn_limit * 1000, signed_moves=signed)
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
+    signed_with = None
     for bundle in simulate_matches(settings, count, seed=seed, server_key=server_key):
+        signed_with = bundle["signature"]["key"]
         match_id = bundle["events"][0]["match_id"]
         path = folder / f"{match_id}.json"
         path.write_text(json.dumps(bundle, ensure_ascii=False, separators=(",", ":")) + "\n",
                         encoding="utf-8")
-        result = bundle["events"][-1]["result"]
-        seat_names = get_game(game).seat_names
-        winner = ("draw" if result["winner"] is None
-                  else f"seat {seat_names[result['winner']]} won")
-        click.echo(f"{path}  {len(bundle['events'])} events, {winner} ({result['reason']})")
+        players = [seat["name"] for seat in bundle["events"][0]["seats"]]
+        outcome = outcome_words(game, bundle["events"][-1]["result"], players)
+        click.echo(f"{path}  {len(bundle['events'])} events, {outcome}")
+        if signed:
+            # what `verify --seat-key` takes, so that a player's key can be pinned
+            seat_names = get_game(game).seat_names
+            keys = " ".join(f"{seat_names[event['seat']]}={event['public_key']}"
+                            for event in bundle["events"] if event["type"] == "seat_key")
+            click.echo(f"  seat keys: {keys}")
+    # the key, so that `verify --trusted-key` can be given the right one
+    if seed is None:
+        click.echo(f"signed with {signed_with} (the server key of {obj.data_dir}, as "
+                   "`fairdeal keys show` prints it)")
+    else:
+        click.echo(f"signed with {signed_with} (derived from --seed {seed!r}, not the server "
+                   "key: pin this one with --trusted-key)")
 
 
 def checked_key(text: str | None, option: str) -> str | None:
@@ -189,7 +203,9 @@ def _read(path: str) -> bytes:
 
 @cli.command()
 @click.argument("files", nargs=-1, required=True,
-                type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+                type=click.Path(exists=True, allow_dash=True))
+@click.option("-r", "--recursive", is_flag=True,
+              help="A folder's bundles include those in its folders, at any depth.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON report per file.")
 @click.option("--trusted-key", default=None, metavar="ed25519:HEX",
               help="Pin the server key: fail unless the bundle is signed by it.")
@@ -200,11 +216,11 @@ def _read(path: str) -> bytes:
               help="A player's receipts (as `fairdeal play --receipts` keeps them): every "
                    "event the server signed for must be in the bundle, unchanged.")
 @click.option("-v", "--verbose", is_flag=True, help="List every check, not only the verdict.")
-def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
+def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: str | None,
            seat_keys: tuple[str, ...], receipt_files: tuple[str, ...], verbose: bool) -> None:
     """Verify match bundles offline: the chain, the signature, the commitment, the players'
     seeds, the deal, every move under the rules, the timers and the result — and say who could
-    have influenced each deal.
+    have influenced each deal. A folder stands for the .json files in it.
 
     Exit status 0 when every file verifies, 1 when any does not, 2 for a usage error.
     """
@@ -227,7 +243,7 @@ def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
             raise click.BadParameter(f"{receipt_file}: {e}", param_hint="--receipts") from None
     failures = 0
     reports = []
-    for path in files:
+    for path in bundle_paths(files, recursive):
         data = sys.stdin.buffer.read() if path == "-" else _read(path)
         try:
             report = verify_bytes(data, trusted_key, pinned_seats, receipts)
@@ -251,7 +267,8 @@ def verify(files: tuple[str, ...], as_json: bool, trusted_key: str | None,
               help="Only the state after step N (0 is the deal, N the N-th play).")
 @click.option("--json", "as_json", is_flag=True, help="States as JSON.")
 def replay(file: str, step: int | None, as_json: bool) -> None:
-    """Re-derive and print the states of a sealed match, step by step."""
+    """Re-derive and print the states of a sealed match, step by step, as the game's own text
+    (--json: one JSON state a line)."""
     data = sys.stdin.buffer.read() if file == "-" else _read(file)
     try:
         bundle = Bundle.from_bytes(data)
@@ -276,16 +293,19 @@ def replay(file: str, step: int | None, as_json: bool) -> None:
         if step >= len(steps):
             raise click.BadParameter(f"the match has steps 0 to {len(steps) - 1}",
                                      param_hint="--step")
-        steps = [steps[step]]
     previous = None
+    if step is not None:
+        # the step before, so that the step's words can say what was played
+        previous = steps[step - 1].state if step else None
+        steps = [steps[step]]
     for item in steps:
-        state_json = game.state_to_json(item.state)
         if as_json:
-            click.echo(json.dumps({"step": item.number, "seq": item.seq, **state_json},
-                                  ensure_ascii=False))
+            click.echo(json.dumps({"step": item.number, "seq": item.seq,
+                                   **game.state_to_json(item.state)}, ensure_ascii=False))
             continue
         click.echo(f"step {item.number} (event {item.seq}): {_step_words(game, previous, item)}")
-        click.echo("  " + json.dumps(state_json, ensure_ascii=False))
+        click.echo(game.render_text(item.state))
+        click.echo()
         previous = item.state
 
 

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+import shutil
+import textwrap
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import click
 
+from fairdeal.games import RulesError, get_game
 from fairdeal.verifier.report import Report
 
+#: a column with a cell longer than this is prose, wrapped to fit; never narrower than MIN_WRAP
+PROSE = 30
+MIN_WRAP = 20
 _MARK = {"pass": "ok  ", "fail": "FAIL", "not-checked": " -- ", "skipped": "skip"}
 
 
@@ -21,14 +27,33 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def print_records(records: Sequence[dict[str, Any]], widest: int = 60) -> None:
-    """Print flat records as an aligned table, one row each."""
+def print_records(records: Sequence[dict[str, Any]], width: int | None = None) -> None:
+    """Print flat records as an aligned table, one row each, within ``width`` columns (default:
+    the terminal's). Prose columns (a card's effect, a troop's note: cells over PROSE
+    characters) share the room the other columns leave, at least MIN_WRAP each, and wrap at
+    word boundaries: nothing is cut. A terminal narrower than the other columns gets lines
+    longer than it is rather than a table that hides text."""
     columns = list(records[0])
-    rows = [[_cell(record.get(column))[:widest] for column in columns] for record in records]
+    rows = [[_cell(record.get(column)) for column in columns] for record in records]
     widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(columns)]
-    for row in [columns, ["-" * width for width in widths], *rows]:
-        cells = (cell.ljust(width) for cell, width in zip(row, widths, strict=True))
-        click.echo("  ".join(cells).rstrip())
+    if width is None:
+        width = shutil.get_terminal_size().columns
+    prose = [i for i, w in enumerate(widths) if w > PROSE]
+    fixed = sum(w for i, w in enumerate(widths) if i not in prose) + 2 * (len(columns) - 1)
+    # water-filling: a prose column narrower than its share keeps its width, and leaves the
+    # rest to the wider ones
+    room = width - fixed
+    for count, i in enumerate(sorted(prose, key=lambda i: widths[i])):
+        share = max(MIN_WRAP, room // (len(prose) - count))
+        widths[i] = min(widths[i], share)
+        room -= widths[i]
+    for row in [columns, ["-" * w for w in widths], *rows]:
+        wrapped = [textwrap.wrap(cell, w, break_on_hyphens=False) or [""]
+                   for cell, w in zip(row, widths, strict=True)]
+        for number in range(max(len(lines) for lines in wrapped)):
+            cells = (lines[number] if number < len(lines) else "" for lines in wrapped)
+            padded = (cell.ljust(w) for cell, w in zip(cells, widths, strict=True))
+            click.echo("  ".join(padded).rstrip())
 
 
 def report_lines(path: str, report: Report, verbose: bool) -> Iterator[str]:
@@ -64,3 +89,26 @@ def _result(report: Report) -> str:
         if check.name == "result":
             return check.detail
     return "no result"
+
+
+def outcome_words(game_name: str, result: Mapping[str, Any] | None,
+                  players: Sequence[str] = ()) -> str:
+    """A match's result as ``verify`` says it, for every command: ``seat A (alice) won
+    (tower-destroyed)``, ``draw (turn-limit)``, or ``-`` while the match is in play.
+
+    >>> outcome_words("toybattle", {"winner": 1, "reason": "medals"}, ["ann", "bo"])
+    'seat red (bo) won (medals)'
+    """
+    if not result:
+        return "-"
+    reason = result.get("reason", "?")
+    winner = result.get("winner")
+    if winner is None:
+        return f"draw ({reason})"
+    try:
+        name = f"seat {get_game(game_name).seat_names[winner]}"
+    except (RulesError, IndexError, TypeError):
+        name = f"seat {winner}"  # a game this install does not know: the index is all we have
+    if isinstance(winner, int) and 0 <= winner < len(players):
+        name += f" ({players[winner]})"
+    return f"{name} won ({reason})"

@@ -5,12 +5,17 @@ calls one library function."""
 from __future__ import annotations
 
 import json
+import logging
+import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
+from fairdeal.games import get_game
+
 from .main import Context, _game_choice, checked_key, cli
+from .output import outcome_words
 
 
 def _ledger(obj: Context) -> Any:
@@ -28,10 +33,13 @@ def _ledger(obj: Context) -> Any:
 
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
-@click.option("--port", type=click.IntRange(1, 65535), default=5000, show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=5000, show_default=True,
+              envvar="FAIRDEAL_PORT")
 @click.option("--debug", is_flag=True, help="Flask's debugger (never on a public interface).")
+@click.option("-q", "--quiet", is_flag=True,
+              help="No line per request (the access log); errors are still printed.")
 @click.pass_obj
-def serve(obj: Context, host: str, port: int, debug: bool) -> None:
+def serve(obj: Context, host: str, port: int, debug: bool, quiet: bool) -> None:
     """Run the API and the viewer with Flask's server, for local use.
 
     In production run gunicorn instead, for example:
@@ -43,6 +51,9 @@ def serve(obj: Context, host: str, port: int, debug: bool) -> None:
     from fairdeal.web.app import create_app
 
     app = create_app({"FAIRDEAL_LEDGER": _ledger(obj)})
+    if quiet:
+        # werkzeug logs each request at INFO and failures at WARNING or above
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)
     click.echo(f"fairdeal ledger on http://{host}:{port}/ (API under /api/v1)", err=True)
     app.run(host=host, port=port, debug=debug, threaded=True, use_reloader=False)
 
@@ -62,13 +73,7 @@ def matches(obj: Context, game: str | None, limit: int, offset: int, as_json: bo
     if not found:
         click.echo("no matches")
     for match in found:
-        result = match["result"]
-        if result is None:
-            outcome = "-"
-        elif result["winner"] is None:
-            outcome = f"draw ({result['reason']})"
-        else:
-            outcome = f"seat {result['winner']} won ({result['reason']})"
+        outcome = outcome_words(match["game"], match["result"], match.get("seats") or ())
         mark = "verified" if match["verified"] else "-"
         signed_by = match.get("signed_by")
         if signed_by and not signed_by["this_server"]:  # never "verified": not our key
@@ -117,6 +122,7 @@ def import_(obj: Context, files: tuple[str, ...]) -> None:
             data = Path(path).read_bytes()
         except OSError as e:
             raise click.FileError(path, hint=e.strerror or str(e)) from None
+        stored_before = _stored_id(ledger, data)
         try:
             match_id, report = ledger.import_bundle(data)
         except ConflictError as e:
@@ -126,10 +132,99 @@ def import_(obj: Context, files: tuple[str, ...]) -> None:
         if match_id is None:
             click.echo(f"REFUSED: {path}: {report.failure}")
             refused += 1
+        elif match_id == stored_before:
+            click.echo(f"already stored: {path} is match {match_id}, unchanged")
         else:
             click.echo(f"imported: {path} as match {match_id}")
     if refused:
         raise SystemExit(1)
+
+
+def _wait_for(server: str, seconds: float = 10.0) -> None:
+    """Give a server started a moment ago (``fairdeal serve &``) a few seconds to listen."""
+    import time
+
+    from fairdeal.ledger.client import ApiClient, ApiError
+
+    client = ApiClient(server, timeout=2)
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            client.call("GET", "/keys")
+            return
+        except ApiError:
+            return  # it answers: what it says is play's business
+        except OSError:
+            if time.monotonic() > deadline:
+                return  # play's own first request reports that it cannot reach the server
+            time.sleep(0.2)
+
+
+class PlayProgress:
+    """click's progress bar over the matches, on standard error and only on a terminal; the
+    lines printed meanwhile clear it first, so the two never share a line."""
+
+    def __init__(self, count: int, shown: bool | None = None) -> None:
+        self.bar = click.progressbar(length=count, label="matches", file=sys.stderr,
+                                     show_pos=True)
+        self.shown = sys.stderr.isatty() if shown is None else shown
+
+    def __enter__(self) -> PlayProgress:
+        if self.shown:
+            self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.shown:
+            self.bar.__exit__(None, None, None)
+
+    def echo(self, line: str | None) -> None:
+        if line is None:
+            return
+        if self.shown:
+            click.echo("\r\033[K", file=sys.stderr, nl=False)
+        click.echo(line)
+        if self.shown:
+            self.bar.render_progress()
+
+    def advance(self) -> None:
+        if self.shown:
+            self.bar.update(1)
+
+
+def play_line(item: dict[str, Any], game: str, site: str) -> str | None:
+    """The line ``play`` prints for one thing that happened (None: nothing to say)."""
+    if "stats" in item:
+        stats = item["stats"]
+        return (f"{stats.matches} matches, {stats.moves} moves in {stats.seconds:.2f} s: "
+                f"{stats.moves_per_second:.0f} moves/s ({stats.conflicts} conflicts)")
+    if "started" in item:
+        match = item["started"]
+        return (f"started: {match['id']}  {get_game(game).title}: {' vs '.join(match['seats'])}"
+                f"  {site}/m/{match['id']}")
+    if "move" in item:
+        move = item["move"]
+        seat_names = get_game(game).seat_names
+        words = move["caption"] or json.dumps(move["action"], separators=(",", ":"))
+        return f"  {move['id']} #{move['seq']} seat {seat_names[move['seat']]}: {words}"
+    if "result" in item:
+        outcome = outcome_words(game, item["result"], item.get("seats") or ())
+        return (f"ended:   {item['id']}  {item['moves']} moves, {outcome}  "
+                f"{site}/m/{item['id']}")
+    return None
+
+
+def _stored_id(ledger: Any, data: bytes) -> str | None:
+    """The bundle's match id when the ledger holds a match under it already (else None)."""
+    from fairdeal.ledger.errors import MatchNotFound
+    from fairdeal.verifier.bundle import Bundle, InvalidBundle
+
+    try:
+        match_id = Bundle.from_bytes(data).match_id
+        ledger.get_match(match_id)
+    except (InvalidBundle, MatchNotFound):
+        return None
+    return match_id
 
 
 @cli.group()
@@ -154,7 +249,7 @@ def keys_show(obj: Context) -> None:
 
 @cli.command()
 @click.option("--server", default="http://127.0.0.1:5000", show_default=True,
-              help="The server's base URL.")
+              envvar="FAIRDEAL_SERVER", help="The server's base URL.")
 @click.option("--game", type=_game_choice(), required=True)
 @click.option("-n", "count", type=click.IntRange(1, 1_000_000), default=1, show_default=True,
               help="How many matches.")
@@ -173,14 +268,19 @@ def keys_show(obj: Context) -> None:
 @click.option("--receipts", "receipts_dir", default=None, type=click.Path(file_okay=False),
               help="Keep each match's receipts and seat keys in DIR/<match id>.receipts.json "
                    "(for `fairdeal verify --receipts`).")
+@click.option("-v", "--verbose", is_flag=True, help="One line per move, as the viewer says it.")
+@click.option("--no-progress", is_flag=True,
+              help="No progress bar (there is one on standard error only when it is a terminal).")
 def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
          turn_limit: int, signed: bool, pace: float, trusted_key: str | None,
-         receipts_dir: str | None) -> None:
+         receipts_dir: str | None, verbose: bool, no_progress: bool) -> None:
     """Bots play live matches against a running server through the API.
 
     Each bot checks every answer's signed receipt against what it sent, and at the end
     verifies the sealed bundle with the server key, its own keys pinned and its receipts: a
-    server that changed anything is reported (exit 1)."""
+    server that changed anything is reported (exit 1). One line when each match starts and one
+    when it ends, with its link; a progress bar over the matches on standard error when that
+    is a terminal."""
     from fairdeal.ledger.client import ApiClient, ApiError, TamperDetected, play_matches
 
     trusted_key = checked_key(trusted_key, "--trusted-key")
@@ -199,22 +299,20 @@ def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
         ApiClient(server)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--server") from None
+    game = game.lower()
+    site = server.rstrip("/").removesuffix("/api/v1")
+    _wait_for(server)
     try:
-        for item in play_matches(server, game.lower(), count, concurrency=concurrency,
-                                 seed=seed, turn_limit_ms=turn_limit * 1000, signed=signed,
-                                 pace=pace, server_key=trusted_key):
-            if "stats" in item:
-                stats = item["stats"]
-                click.echo(f"{stats.matches} matches, {stats.moves} moves in "
-                           f"{stats.seconds:.2f} s: {stats.moves_per_second:.0f} moves/s "
-                           f"({stats.conflicts} conflicts)")
-                continue
-            result = item["result"] or {}
-            if folder is not None:
-                path = folder / f"{item['id']}.receipts.json"
-                path.write_text(json.dumps(item["receipts"], indent=1) + "\n")
-            click.echo(f"{item['id']}  {item['moves']} moves  winner {result.get('winner')} "
-                       f"({result.get('reason')})")
+        with PlayProgress(count, False if no_progress else None) as bar:
+            for item in play_matches(server, game, count, concurrency=concurrency,
+                                     seed=seed, turn_limit_ms=turn_limit * 1000, signed=signed,
+                                     pace=pace, server_key=trusted_key, moves=verbose):
+                if "result" in item and folder is not None:
+                    path = folder / f"{item['id']}.receipts.json"
+                    path.write_text(json.dumps(item["receipts"], indent=1) + "\n")
+                bar.echo(play_line(item, game, site))
+                if "result" in item:
+                    bar.advance()
     except TamperDetected as e:
         raise click.ClickException(f"the server cheated: {e}") from None
     except ApiError as e:

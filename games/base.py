@@ -214,6 +214,11 @@ class Game(Protocol):
         """One line for people about ``action`` taken in ``state``."""
         ...
 
+    def render_text(self, state: Any, seat: int | None = None) -> str:
+        """The state as lines of plain text (what ``fairdeal replay`` prints): the same
+        secrecy as ``render_svg`` (``seat=None`` shows everything, after the reveal)."""
+        ...
+
     def render_svg(self, state: Any, seat: int | None = None, *,
                    spectator: bool = False) -> str:
         """The state drawn as an SVG string from ``seat``'s perspective: that seat's own hidden

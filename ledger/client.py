@@ -25,13 +25,18 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from fairdeal.games import get_game
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.protocol import client_commitment, event_hash, seat_message
 from fairdeal.verifier.receipts import RECEIPTS_FORMAT, InvalidReceipts, parse_receipts
 from fairdeal.verifier.verify import verify_bytes
 
-__all__ = ["ApiClient", "ApiError", "PlayStats", "ReceiptBook", "TamperDetected", "play_match",
-           "play_matches"]
+__all__ = ["BOT_NAME", "ApiClient", "ApiError", "PlayStats", "ReceiptBook", "TamperDetected",
+           "play_match", "play_matches"]
+
+#: what the live bots call themselves (seat names "random bot 1", "random bot 2"): not the
+#: simulator's "<bot>-bot", so the viewer never labels a live match "simulated"
+BOT_NAME = "random bot"
 
 
 class ApiError(Exception):
@@ -192,7 +197,9 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
                signed: bool = False, stats: PlayStats | None = None,
                on_response: Callable[[Any], None] | None = None,
                pace: float = 0.0, server_key: str | None = None,
-               verify: bool = True) -> dict[str, Any]:
+               verify: bool = True,
+               on_move: Callable[[dict[str, Any]], None] | None = None,
+               on_start: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Create a match and let two random bots play it to the end through the API.
 
     Every seed goes in two steps: each seat commits (or declines), then reveals once every
@@ -201,10 +208,13 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
     ``verify`` the sealed bundle is fetched at the end and verified with the server key, the
     seats' own keys pinned and the receipts — a server that changed anything is caught.
 
-    Returns ``{"id", "moves", "result", "receipts", "seat_keys"}``. ``on_response`` sees every
-    JSON answer (the secrecy test records them). ``pace`` is how many seconds a bot thinks
-    before each move (0: none), so that people can watch the match live. ``server_key``
-    pins the server's key (``ed25519:…``); without it the key is read from ``GET /keys``.
+    Returns ``{"id", "seats", "moves", "result", "receipts", "seat_keys"}``. ``on_response``
+    sees every JSON answer (the secrecy test records them). ``pace`` is how many seconds a bot
+    thinks before each move (0: none), so that people can watch the match live.
+    ``server_key`` pins the server's key (``ed25519:…``); without it the key is read from
+    ``GET /keys``. ``on_move`` is told of each accepted move: ``{"id", "seq", "seat",
+    "action", "caption"}``, the caption being the server's public one (one more GET per move,
+    so only when asked). ``on_start`` is told ``{"id", "seats"}`` as soon as the match exists.
     """
     def call(method: str, path: str, body: Any = None, token: str | None = None) -> Any:
         value = client.call(method, path, body, token)
@@ -218,9 +228,14 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
     if server_key is None:
         server_key = call("GET", "/keys")["keys"][0]["key"]
     book = ReceiptBook(server_key)
+    seat_count = len(get_game(game).seat_names)
+    # the bots' names are the seats' names, so the viewer says who played
+    names = [f"{BOT_NAME} {index + 1}" for index in range(seat_count)]
     created = call("POST", "/matches", {"game": game, "params": params or {},
-                                        "turn_limit_ms": turn_limit_ms})
+                                        "turn_limit_ms": turn_limit_ms, "seats": names})
     match_id = created["id"]
+    if on_start is not None:
+        on_start({"id": match_id, "seats": names})
     tokens = [seat["token"] for seat in created["seats"]]
     keys = [SigningKey.from_seed(rng.randbytes(32)) for _ in tokens] if signed else []
     latest: dict[str, Any] = {}
@@ -310,6 +325,11 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
         book.check(answer, sent)
         views[current] = answer["view"]
         moves += 1
+        if on_move is not None:
+            seq = answer["event"]["seq"]
+            captions = call("GET", f"/matches/{match_id}/events?after={seq - 1}&limit=1")
+            on_move({"id": match_id, "seq": seq, "seat": current, "action": action,
+                     "caption": captions.get("captions", {}).get(str(seq))})
         if stats is not None:
             with stats.lock:
                 stats.moves += 1
@@ -317,9 +337,8 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
     seat_keys = [key.public_text for key in keys]
     if verify:
         _verify_sealed(client, match_id, server_key, seat_keys, book)
-    result = {"id": match_id, "moves": moves, "result": summary.get("result"),
-              "seats": summary.get("seats"), "receipts": book.to_json(match_id, seat_keys),
-              "seat_keys": seat_keys}
+    result = {"id": match_id, "seats": names, "moves": moves, "result": summary.get("result"),
+              "receipts": book.to_json(match_id, seat_keys), "seat_keys": seat_keys}
     if stats is not None:
         with stats.lock:
             stats.matches += 1
@@ -345,17 +364,27 @@ def _verify_sealed(client: ApiClient, match_id: str, server_key: str, seat_keys:
 def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
                  seed: int | None = None, turn_limit_ms: int | None = 60_000,
                  signed: bool = False, pace: float = 0.0,
-                 server_key: str | None = None) -> Iterator[dict[str, Any]]:
-    """Play ``count`` matches, ``concurrency`` at a time; yield each result as it ends, then the
-    final PlayStats (as the generator's return value via ``stats``)."""
+                 server_key: str | None = None,
+                 moves: bool = False) -> Iterator[dict[str, Any]]:
+    """Play ``count`` matches, ``concurrency`` at a time, and yield what happens in order:
+    ``{"started": {"id", "seats"}}`` when a match is created, ``{"move": ...}`` for each move
+    (only with ``moves``; see play_match's ``on_move``), each match's result (play_match's
+    answer) as it ends, and last ``{"stats": PlayStats}``."""
     stats = PlayStats()
     master = random.Random(seed)
     seeds = [master.randbytes(16) for _ in range(count)]
     queue = list(reversed(seeds))
     queue_lock = threading.Lock()
-    done: list[dict[str, Any]] = []
+    # what the workers did, in order; list.append is atomic, and only the caller's thread reads
+    news: list[dict[str, Any]] = []
     errors: list[BaseException] = []
     client = ApiClient(base_url)
+
+    def started(match: dict[str, Any]) -> None:
+        news.append({"started": match})
+
+    def moved(move: dict[str, Any]) -> None:
+        news.append({"move": move})
 
     def worker() -> None:
         while True:
@@ -364,9 +393,10 @@ def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
                     return
                 match_seed = queue.pop()
             try:
-                done.append(play_match(client, game, rng=random.Random(match_seed),
+                news.append(play_match(client, game, rng=random.Random(match_seed),
                                        turn_limit_ms=turn_limit_ms, signed=signed,
-                                       stats=stats, pace=pace, server_key=server_key))
+                                       stats=stats, pace=pace, server_key=server_key,
+                                       on_start=started, on_move=moved if moves else None))
             except BaseException as e:  # noqa: BLE001  surfaced to the caller below
                 errors.append(e)
                 return
@@ -376,9 +406,9 @@ def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
     for thread in threads:
         thread.start()
     reported = 0
-    while any(thread.is_alive() for thread in threads) or reported < len(done):
-        while reported < len(done):
-            yield done[reported]
+    while any(thread.is_alive() for thread in threads) or reported < len(news):
+        while reported < len(news):
+            yield news[reported]
             reported += 1
         time.sleep(0.05)
     stats.seconds = time.perf_counter() - start

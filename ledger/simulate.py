@@ -7,6 +7,7 @@ derives from it, so the output is byte-for-byte reproducible.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 import secrets
@@ -24,6 +25,12 @@ __all__ = ["SimulationSettings", "simulate_matches", "simulate_match"]
 
 #: a simulated clock starts here when the run is seeded (2026-01-01T00:00:00Z)
 SEEDED_EPOCH_MS = 1_767_225_600_000
+#: a simulated seat is named after its bot, "random-bot": the viewer labels such matches
+#: "simulated" (a display hint read from the names, not a verified claim)
+SIMULATED_SEAT_SUFFIX = "-bot"
+#: an unseeded run gives each match an hour; a seeded run leaves a minute between matches
+SLOT_MS = 3_600_000
+GAP_MS = 60_000
 #: a match that has not ended after this many plays is a bug in the rules or the bots
 MAX_PLIES = 20_000
 
@@ -81,7 +88,7 @@ def simulate_match(
     genesis = make_genesis(
         game_name=settings.game,
         params=settings.params,
-        seats=[f"{name}-bot" for name in settings.bots],
+        seats=[f"{name}{SIMULATED_SEAT_SUFFIX}" for name in settings.bots],
         match_id=match_id,
         server_seed=server_seed,
         server_key_id=server_key.key_id,
@@ -149,14 +156,23 @@ def simulate_matches(
     *,
     seed: str | None,
     server_key: SigningKey | None,
+    now_ms: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Yield ``count`` sealed bundles. With ``seed`` the run is reproducible, and the server key
-    (when none is given) is derived from the seed too."""
+    (when none is given) is derived from the seed too.
+
+    No timestamp lies in the future. A seeded run's clock starts at SEEDED_EPOCH_MS and each
+    match begins a minute after the one before it ended, so the output never depends on when
+    it is made. An unseeded run gives each match an hour's slot, the last slot ending an hour
+    before ``now_ms`` (default: the wall clock); a match longer than its slot is played again
+    from the same choices, earlier, so that it ends before now.
+    """
     get_game(settings.game)
     source = _Source(seed)
     if server_key is None:
         server_key = SigningKey.from_seed(source.token(32))
-    start = SEEDED_EPOCH_MS if source.seeded else int(time.time() * 1000)
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    start = SEEDED_EPOCH_MS if source.seeded else now - (count + 1) * SLOT_MS
     for index in range(count):
         server_seed = source.token(32)
         match_id = source.token(8).hex()
@@ -164,12 +180,19 @@ def simulate_matches(
         seat_keys = None
         if settings.signed_moves:
             seat_keys = [SigningKey.from_seed(source.token(32)) for _ in settings.bots]
-        yield simulate_match(
-            settings,
-            server_seed=server_seed,
-            match_id=match_id,
-            server_key=server_key,
-            bot_random=bot_random,
-            start_ms=start + index * 3_600_000,
-            seat_keys=seat_keys,
-        )
+        choices = bot_random.getstate()
+        if not source.seeded:
+            start = now - (count + 1 - index) * SLOT_MS
+        match = functools.partial(simulate_match, settings, server_seed=server_seed,
+                                  match_id=match_id, server_key=server_key,
+                                  bot_random=bot_random, seat_keys=seat_keys)
+        bundle = match(start_ms=start)
+        end = bundle["events"][-1]["ts"]
+        if end > now:
+            # the same choices, shifted back (a seeded run only gets here past ~10^4 matches)
+            bot_random.setstate(choices)
+            bundle = match(start_ms=start - (end - now))
+            end = bundle["events"][-1]["ts"]
+        if source.seeded:
+            start = end + GAP_MS
+        yield bundle

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import zipfile
+from pathlib import Path
 
 BARE = ("games", "verifier", "ledger", "web", "cli")
 
@@ -41,3 +43,21 @@ def test_games_and_verifier_do_not_import_the_service_layers() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_wheel_builds_quietly_and_carries_the_viewer_files(tmp_path: Path) -> None:
+    """The viewer's templates and static files are declared package data: building the wheel
+    prints no setuptools warning (no "absent from the `packages` configuration"), and the
+    wheel holds every one of them."""
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path),
+                          str(root)], capture_output=True, text=True, check=True)
+    log = out.stdout + out.stderr
+    assert "Warning" not in log, log
+    wheel = next(tmp_path.glob("fairdeal-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    viewer = root / "web" / "viewer"
+    expected = {f"fairdeal/web/viewer/{path.relative_to(viewer).as_posix()}"
+                for folder in ("static", "templates") for path in (viewer / folder).rglob("*")
+                if path.is_file()}
+    assert expected and expected <= names, sorted(expected - names)

@@ -149,6 +149,12 @@ class ArcomageGame:
             return f"{seat} discards {label} for {CARD_BY_ID[state.last[2]].name}"
         return f"{seat} discards {label}"
 
+    def render_text(self, state: ArcomageState, seat: int | None = None) -> str:
+        """The state as plain text for a terminal (see text.render_text)."""
+        from .text import render_text
+
+        return render_text(state, seat)
+
     def render_svg(self, state: ArcomageState, seat: int | None = None, *,
                    spectator: bool = False) -> str:
         """The state as a standalone SVG (see render.render_svg)."""

@@ -16,14 +16,17 @@ True
 from __future__ import annotations
 
 from html import escape
-from textwrap import wrap
 
+from ..svgtext import SCALABLE, text_block, title
 from .cards import CARD_BY_ID, Card
 from .state import DISCARD, SEAT_NAMES, ArcomageState
 
-__all__ = ["render_svg"]
+__all__ = ["card_text", "render_svg"]
 
-_WIDTH, _HEIGHT = 820, 640
+_WIDTH, _HEIGHT = 820, 700
+#: a hand's row: where the first card starts, the widest a card is, the gap between cards
+_HAND_X, _CARD_W, _CARD_GAP = 110, 112, 5
+_CARD_H = 96
 _GROUND = 330  # y of the ground line
 _SKY = 70  # y the highest thing on the scale reaches
 _COLOURS = {"red": "#b03a2e", "blue": "#2e5fb0", "green": "#2e7d4f"}
@@ -100,16 +103,23 @@ def _economy(state: ArcomageState, seat: int) -> list[str]:
     return parts
 
 
-def _card_box(card: Card, x: float, y: float, w: float, h: float, lines: int) -> list[str]:
+def card_text(card: Card) -> str:
+    """A card's full text, as its ``<title>`` (what hovering shows)."""
+    return f"{card.name} ({card.colour}, {card.cost} {card.resource}): {card.effect}"
+
+
+def _card_box(card: Card, x: float, y: float, w: float, h: float) -> list[str]:
+    """One card: its name, colour and cost, and its whole effect wrapped to fit the box."""
     colour = _COLOURS[card.colour]
-    parts = [
+    return [
+        f'<g class="card">{title(card_text(card))}',
         _rect(x, y, w, h, "#fbf8f1", f' stroke="{colour}" stroke-width="2" rx="6"'),
-        _text(x + 6, y + 16, card.name, 12, weight="bold", fill=colour),
+        text_block(card.name, x + 6, y + 3, w - 12, 16, sizes=(12, 11, 10, 9), fill=colour,
+                   weight="bold"),
         _text(x + 6, y + 30, f"{card.colour}, {card.cost} {card.resource}", 10, fill=colour),
+        text_block(card.effect, x + 6, y + 34, w - 12, h - 38, sizes=(10, 9, 8, 7, 6)),
+        "</g>",
     ]
-    for row, line in enumerate(wrap(card.effect, width=int(w / 6.2))[:lines]):
-        parts.append(_text(x + 6, y + 44 + 12 * row, line, 10))
-    return parts
 
 
 def _middle(state: ArcomageState) -> list[str]:
@@ -130,7 +140,7 @@ def _middle(state: ArcomageState) -> list[str]:
         words = f"{SEAT_NAMES[seat]} {_LAST_WORDS.get(kind, kind)}"
         if card_id is not None:
             words += f" a {CARD_BY_ID[card_id].colour} card"
-            parts.extend(_card_box(CARD_BY_ID[card_id], centre - 105, 102, 210, 92, 4))
+            parts.extend(_card_box(CARD_BY_ID[card_id], centre - 105, 102, 210, 92))
         parts.append(_text(centre, 92, words, 13, "middle"))
     return parts
 
@@ -141,8 +151,12 @@ def _hand(state: ArcomageState, seat: int, shown: bool, y: float) -> list[str]:
     if not shown:
         return [_text(20, y + 20, f"{label}: {len(hand)} cards", 13)]
     parts = [_text(20, y + 20, label, 13, weight="bold")]
+    # a hand of more than six (drawn, before a discard) narrows its cards to stay in the frame
+    room = _WIDTH - 8 - _HAND_X
+    width = min(_CARD_W, room / max(len(hand), 1) - _CARD_GAP)
     for index, card_id in enumerate(hand):
-        parts.extend(_card_box(CARD_BY_ID[card_id], 110 + 117 * index, y, 112, 70, 2))
+        parts.extend(_card_box(CARD_BY_ID[card_id], _HAND_X + (width + _CARD_GAP) * index, y,
+                               width, _CARD_H))
     return parts
 
 
@@ -155,7 +169,7 @@ def render_svg(state: ArcomageState, seat: int | None = None, *, spectator: bool
     parts = [
         (
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{_WIDTH}" height="{_HEIGHT}" '
-            f'viewBox="0 0 {_WIDTH} {_HEIGHT}" font-family="sans-serif">'
+            f'viewBox="0 0 {_WIDTH} {_HEIGHT}" font-family="sans-serif" {SCALABLE}>'
         ),
         f"<title>{escape(f'Two-tower duel on {field.name}')}</title>",
         _rect(0, 0, _WIDTH, _HEIGHT, "#eef3f8"),
@@ -175,6 +189,6 @@ def render_svg(state: ArcomageState, seat: int | None = None, *, spectator: bool
     parts.extend(_middle(state))
     for hand_seat in (0, 1):
         shown = not spectator and (seat is None or seat == hand_seat)
-        parts.extend(_hand(state, hand_seat, shown, _GROUND + 148 + 78 * hand_seat))
+        parts.extend(_hand(state, hand_seat, shown, _GROUND + 148 + (_CARD_H + 10) * hand_seat))
     parts.append("</svg>")
     return "\n".join(parts)

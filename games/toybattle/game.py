@@ -201,6 +201,12 @@ class ToyBattle:
         """One line for people about ``action`` taken in ``state``."""
         return describe_action(state, action)
 
+    def render_text(self, state: State, seat: int | None = None) -> str:
+        """The state as plain text for a terminal (see text.render_text)."""
+        from .text import render_text
+
+        return render_text(state, seat)
+
     def render_svg(self, state: State, seat: int | None = None, *,
                    spectator: bool = False) -> str:
         """The state as a standalone SVG from ``seat``'s perspective (None: everything, or

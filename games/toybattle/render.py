@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from html import escape
 
+from ..svgtext import SCALABLE, text_block, title
 from .boards import SEAT_NAMES, Board
 from .state import State
 from .troops import TROOP_BY_ID
@@ -91,6 +92,14 @@ def _troop_label(troop: str) -> str:
     return "X" if strength is None else str(strength)
 
 
+def troop_text(troop: str) -> str:
+    """A troop's full text, as its ``<title>`` (what hovering shows)."""
+    kind = TROOP_BY_ID[troop]
+    strength = "" if kind.strength is None else f" ({kind.strength})"
+    note = f" {kind.note}" if kind.note else ""
+    return f"{kind.name}{strength}: {kind.effect}{note}"
+
+
 def board_svg(state: State, seat: int | None = None, *, spectator: bool = False) -> str:
     """The state as SVG. ``seat`` 0/1 draws that seat's perspective (its own rack shown, the
     opponent's as a count); ``seat=None`` shows everything, unless ``spectator`` is set, in
@@ -108,7 +117,8 @@ def board_svg(state: State, seat: int | None = None, *, spectator: bool = False)
     out: list[str] = [
         (
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
-            f'viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12">'
+            f'viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12" '
+            f"{SCALABLE}>"
         ),
         f'<rect width="{WIDTH}" height="{height}" fill="#fbf8ef"/>',
         f'<text x="12" y="22" font-size="16" font-weight="bold">{escape(board.name)}</text>',
@@ -185,6 +195,8 @@ def _node_svg(state: State, node_id: int, x: int, y: int) -> str:
         "stack: "
         + (", ".join(f"{SEAT_NAMES[o]} {TROOP_BY_ID[t].name}" for o, t in stack) or "empty")
     )
+    if stack:
+        parts.append(f"on top: {troop_text(stack[-1][1])}")
     shape = [f'<g class="base"><title>{escape(" · ".join(parts))}</title>']
     special_ring = ' stroke="#222" stroke-dasharray="4 2"' if node.special else ' stroke="#666"'
     if stack:
@@ -242,10 +254,12 @@ def _racks_svg(state: State, seat: int | None, spectator: bool, y: int) -> list[
                     TROOP_BY_ID[troop].name + f" {_troop_label(troop)}" + (" *" if frozen else "")
                 )
                 out.append(
+                    f'<g class="troop">{title(troop_text(troop))}'
                     f'<rect x="{sx}" y="{line_y + 8}" width="70" height="26" rx="3" fill="{fill}" '
                     f'stroke="{colour}"/>'
-                    f'<text x="{sx + 35}" y="{line_y + 25}" text-anchor="middle">'
-                    f"{escape(label)}</text>"
+                    + text_block(label, sx + 35, line_y + 9, 66, 24, sizes=(12, 11, 10, 9, 8),
+                                 anchor="middle")
+                    + "</g>"
                 )
         else:
             hidden = f"rack: {len(state.racks[side])} troops (hidden)"

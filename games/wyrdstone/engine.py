@@ -258,6 +258,13 @@ class Duel:
                 return
             self._die(dying)
 
+    def bury(self) -> None:
+        """The duel ended mid-blow: creatures that blow left at 0 health or less are dead too,
+        and leave the board; nothing they would trigger resolves any more (wyrdstone/2)."""
+        for index, creature in enumerate(self.board):
+            if creature is not None and creature.health <= 0:
+                self.board[index] = None
+
     def _die(self, index: int) -> None:
         creature = self.board[index]
         assert creature is not None

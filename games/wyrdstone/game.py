@@ -162,6 +162,12 @@ class WyrdstoneGame:
             return f"{seat} casts {label} on {side}'s slot {action.slot}: {scroll.text}"
         return f"{seat} casts {label}: {scroll.text}"
 
+    def render_text(self, state: WyrdState, seat: int | None = None) -> str:
+        """The state as plain text for a terminal (see text.render_text)."""
+        from .text import render_text
+
+        return render_text(state, seat)
+
     def render_svg(self, state: WyrdState, seat: int | None = None, *,
                    spectator: bool = False) -> str:
         """The state as a standalone SVG (see render.render_svg)."""

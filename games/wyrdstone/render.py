@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from html import escape
 
+from ..svgtext import SCALABLE, text_block, title
 from .book import ELEMENT_NAMES, SCROLL_BY_ID
 from .engine import WRATH_FROM
 from .state import HEALTH, SEAT_NAMES, SLOTS, Creature, WyrdState
@@ -83,15 +84,24 @@ def _slot(state: WyrdState, seat: int, slot: int, y: float) -> list[str]:
         return parts
     scroll = SCROLL_BY_ID[creature.scroll]
     parts += [
+        f'<g class="scroll">{title(scroll_text(scroll.id))}',
         _rect(x, y + 20, _SLOT_W, 6, _COLOURS[scroll.element]),
-        _text(x + _SLOT_W / 2, y + 44, creature.name, 11, "middle", "bold"),
+        text_block(creature.name, x + _SLOT_W / 2, y + 29, _SLOT_W - 6, 26,
+                   sizes=(11, 10, 9, 8), anchor="middle", weight="bold"),
         _text(x + _SLOT_W / 2, y + 68, f"⚔{creature.strength}  ♥{creature.health}", 15,
               "middle", "bold"),
         _text(x + _SLOT_W / 2, y + 88, _icons(creature), 11, "middle", fill="#7b2d26"),
     ]
     if creature.summoned == state.turn:
         parts.append(_text(x + _SLOT_W / 2, y + 104, "summoned", 10, "middle", fill="#777"))
+    parts.append("</g>")
     return parts
+
+
+def scroll_text(scroll_id: str) -> str:
+    """A scroll's full text, as its ``<title>`` (what hovering shows)."""
+    scroll = SCROLL_BY_ID[scroll_id]
+    return f"{scroll.name} ({scroll.cost_text}): {scroll.text}"
 
 
 def _panel(state: WyrdState) -> list[str]:
@@ -111,8 +121,12 @@ def _panel(state: WyrdState) -> list[str]:
         winner = state.result.winner
         lines.append("draw" if winner is None else f"{SEAT_NAMES[winner]} wins")
         lines.append(f"({state.result.reason})")
-    return [_text(x, 230 + 20 * n, line, 13, weight="bold" if n == 0 else "normal")
-            for n, line in enumerate(lines)]
+    parts = [_text(x, 230 + 20 * n, line, 13, weight="bold" if n == 0 else "normal")
+             for n, line in enumerate(lines)]
+    if state.last_cast is not None:
+        parts.insert(0, f'<g class="scroll">{title(scroll_text(state.last_cast[1]))}')
+        parts.append("</g>")
+    return parts
 
 
 def render_svg(state: WyrdState, seat: int | None = None, *, spectator: bool = False) -> str:
@@ -120,7 +134,7 @@ def render_svg(state: WyrdState, seat: int | None = None, *, spectator: bool = F
     who = "spectator" if spectator else "everything" if seat is None else SEAT_NAMES[seat]
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{_WIDTH}" height="{_HEIGHT}" '
-        f'viewBox="0 0 {_WIDTH} {_HEIGHT}" font-family="sans-serif">',
+        f'viewBox="0 0 {_WIDTH} {_HEIGHT}" font-family="sans-serif" {SCALABLE}>',
         _rect(0, 0, _WIDTH, _HEIGHT, "#fffdf7"),
         _text(_WIDTH - 10, 16, f"Wyrdstone · view: {who}", 10, "end", fill="#999"),
     ]

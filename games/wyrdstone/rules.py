@@ -31,6 +31,7 @@ def _settle(duel: Duel, last: Last | None, resolve: Callable[[], Outcome | None]
         result = resolve()
     except DuelOver as over:
         result = over.outcome
+        duel.bury()
     return duel.freeze(last, result)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,8 @@ ROOT = Path(__file__).parents[2] / "fixtures" / "bundles"
 HONEST = ROOT / "honest" / "arcomage-archmage-citadel-normal.json"
 TAMPERED = ROOT / "tampered" / "swapped-card.json"
 KEY = (ROOT / "server-key.txt").read_text().strip()
-SWAPPED_AT = json.loads((ROOT / "tampered" / "expected.json").read_text())["swapped-card"]["seq"]
+SWAPPED_AT = json.loads((ROOT.parent / "tampered-expected.json").read_text())[
+    "swapped-card"]["seq"]
 
 
 def fairdeal(
@@ -209,6 +211,69 @@ def test_seat_keys_can_be_pinned() -> None:
     assert "--seat-key" in malformed.stderr
     for result in (both, other, unsigned, nobody, malformed):
         assert_no_traceback(result)
+
+
+def test_verify_a_folder_reads_its_bundles(tmp_path: Path) -> None:
+    tampered = sorted((ROOT / "tampered").glob("*.json"))
+    # pinned: one tampered file is re-signed under a key of its own
+    result = fairdeal("verify", "--trusted-key", KEY, str(ROOT / "tampered"))
+    assert result.returncode == 1
+    verdicts = [line for line in result.stdout.splitlines() if line.startswith(("OK:", "FAIL:"))]
+    assert verdicts == [f"FAIL: {path}" for path in tampered]
+    assert "is a directory" not in result.stdout + result.stderr
+    honest = fairdeal("verify", "--trusted-key", KEY, str(ROOT / "honest"))
+    assert honest.returncode == 0, honest.stdout
+    assert honest.stdout.count("OK: ") == len(list((ROOT / "honest").glob("*.json")))
+
+
+def test_verify_r_goes_down_the_folders_and_the_corpus_has_no_stray_file() -> None:
+    result = fairdeal("verify", "-r", "--trusted-key", KEY, str(ROOT))
+    lines = result.stdout.splitlines()
+    oks = {line.split()[1] for line in lines if line.startswith("OK: ")}
+    fails = {line.split()[1] for line in lines if line.startswith("FAIL: ")}
+    # every bundle below, v1's archive too, and nothing that is not one
+    assert oks | fails == {str(path) for path in ROOT.rglob("*.json")}
+    assert oks == {str(path) for path in ROOT.rglob("honest/*.json")}
+    assert fails == {str(path) for path in ROOT.rglob("tampered/*.json")}
+    assert result.returncode == 1
+
+
+def test_verify_an_empty_folder_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "inner").mkdir()
+    (tmp_path / "inner" / "a.json").write_bytes(HONEST.read_bytes())
+    flat = fairdeal("verify", str(tmp_path))
+    assert flat.returncode == 2
+    assert "no .json file" in flat.stderr and "-r" in flat.stderr
+    deep = fairdeal("verify", "-r", str(tmp_path))
+    assert deep.returncode == 0, deep.stdout
+    assert_no_traceback(flat)
+
+
+def test_a_folder_s_receipts_files_are_not_taken_for_bundles(tmp_path: Path) -> None:
+    """`play --receipts DIR` writes <match id>.receipts.json; `verify DIR` reads bundles only."""
+    (tmp_path / "m.json").write_bytes(HONEST.read_bytes())
+    (tmp_path / "m.receipts.json").write_text('{"format": "fairdeal.receipts/1"}')
+    result = fairdeal("verify", str(tmp_path))
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.count("OK: ") == 1 and "receipts.json" not in result.stdout
+
+
+@pytest.mark.parametrize("game, column", [("arcomage", "effect"), ("toybattle", "effect"),
+                                          ("wyrdstone", "text")])
+def test_rules_wraps_to_the_terminal_and_cuts_no_word(game: str, column: str) -> None:
+    table = subprocess.run([sys.executable, "-m", "fairdeal.cli", "rules", game],
+                           capture_output=True, text=True, env={**os.environ, "COLUMNS": "160"})
+    assert table.returncode == 0, table.stderr
+    assert max(len(line) for line in table.stdout.splitlines()) <= 160
+    tokens = set(table.stdout.split())
+    data = json.loads(fairdeal("rules", game, "--json").stdout)
+    records = next(value for value in data.values()
+                   if isinstance(value, list) and value and column in value[0])
+    for record in records:
+        words = str(record[column]).split()
+        missing = [word for word in words if word not in tokens]
+        assert not missing, f"{record.get('name')}: {missing} cut from {record[column]!r}"
+    assert "…" not in table.stdout
 
 
 @pytest.mark.parametrize("content, named", [

@@ -67,3 +67,16 @@ def test_hidden_information_does_not_reach_the_drawing(name: str,
         if index == 0:
             # the check has teeth: with everything shown, the same change is visible
             assert game.render_svg(state) != game.render_svg(hidden)
+
+
+@pytest.mark.parametrize("name", sorted(SCRAMBLE))
+@pytest.mark.parametrize("seat", [0, 1])
+def test_hidden_information_does_not_reach_the_text(name: str, seat: int) -> None:
+    """``render_text`` from a seat keeps the same secrets as the drawing."""
+    game: Any = get_game(name)
+    for index, state in enumerate(_states(name)):
+        # the draw order and the other seat's hand change; the seat's own hand stays
+        hidden = game.state_from_json(SCRAMBLE[name](game.state_to_json(state), seat))
+        assert game.render_text(state, seat) == game.render_text(hidden, seat)
+        if index == 0:
+            assert game.render_text(state) != game.render_text(hidden)

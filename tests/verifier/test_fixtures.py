@@ -15,10 +15,10 @@ from fairdeal.verifier.verify import verify_bytes
 
 ROOT = Path(__file__).parents[2] / "fixtures" / "bundles"
 SERVER_KEY = (ROOT / "server-key.txt").read_text().strip()
-EXPECTED = json.loads((ROOT / "tampered" / "expected.json").read_text())
+EXPECTED = json.loads((ROOT.parent / "tampered-expected.json").read_text())
 HONEST = sorted((ROOT / "honest").glob("*.json"))
 V1 = ROOT / "v1"
-V1_EXPECTED = json.loads((V1 / "tampered" / "expected.json").read_text())
+V1_EXPECTED = json.loads((ROOT.parent / "tampered-expected-v1.json").read_text())
 V1_HONEST = sorted((V1 / "honest").glob("*.json"))
 V1_KEY = (V1 / "server-key.txt").read_text().strip()
 
@@ -92,8 +92,16 @@ def test_the_committed_fixtures_are_reproducible() -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     built = module.build()
-    committed = {str(p.relative_to(ROOT)): p.read_bytes() for p in ROOT.rglob("*")
+    committed = {str(p.relative_to(ROOT.parent)): p.read_bytes() for p in ROOT.rglob("*")
                  if p.is_file() and V1 not in p.parents}
+    expected = ROOT.parent / "tampered-expected.json"
+    committed[expected.name] = expected.read_bytes()
     assert set(built) == set(committed)
     changed = [name for name in built if built[name] != committed[name]]
     assert not changed, f"fixtures differ from what build.py makes: {changed[:5]}"
+
+
+def test_the_tampered_folder_holds_only_the_corpus_bundles() -> None:
+    """`fairdeal verify fixtures/bundles/tampered/*.json` reads every tampered bundle and
+    nothing else: each file there has its expectation, and each expectation its file."""
+    assert {path.stem for path in (ROOT / "tampered").glob("*.json")} == set(EXPECTED)

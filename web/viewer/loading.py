@@ -17,7 +17,7 @@ from .matches import LoadedMatch, MatchCache, load_bundle, load_live
 from .sources import LedgerReader, MemoryLedger
 
 __all__ = ["MATCH_ID", "game_or_none", "judgement", "ledger", "load_stored", "load_upload",
-           "match_cache", "signer_verdict", "uploads"]
+           "match_cache", "preview_cache", "signer_verdict", "uploads"]
 
 MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
 _UPLOAD_KEY = re.compile(r"u-[0-9a-f]{32}\Z")
@@ -42,6 +42,15 @@ def uploads() -> MatchCache:
     """Uploaded bundles the user did not ask to store: held in memory for a while only."""
     cache: MatchCache = current_app.extensions.setdefault("fairdeal.viewer.uploads",
                                                           MatchCache(32))
+    return cache
+
+
+def preview_cache() -> MatchCache:
+    """The app's LRU of link-preview PNGs, by match key and step (see preview.py)."""
+    from .preview import PREVIEW_CACHE_SIZE
+
+    cache: MatchCache = current_app.extensions.setdefault("fairdeal.viewer.previews",
+                                                          MatchCache(PREVIEW_CACHE_SIZE))
     return cache
 
 

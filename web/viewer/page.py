@@ -14,6 +14,7 @@ from .present import (
     badges,
     event_rows,
     game_title,
+    is_simulated,
     perspectives,
     result_words,
     seat_label,
@@ -149,6 +150,7 @@ def page_context(match: LoadedMatch) -> dict[str, Any]:
         "is_upload": match.key.startswith("u-"),
         "title": title,
         "game_title": game_title(genesis.get("game"), match.game),
+        "simulated": is_simulated([seat.get("name", "") for seat in seats]),
         "badges": badges(genesis.get("game"), genesis.get("params"), genesis.get("turn_limit_ms")),
         "seats": [{"label": seat_label(match.game, seats, index), "name": seat.get("name")}
                   for index, seat in enumerate(seats)],
@@ -164,6 +166,10 @@ def page_context(match: LoadedMatch) -> dict[str, Any]:
         "embed_url": None if match.key.startswith("u-") else request.url_root.rstrip("/") + url_for(
             "viewer.embed", match_id=match.match_id) + f"?step={context['number']}",
         "file_name": f"{match.match_id or 'bundle'}.json",
+        # the board at this step, for link previews; uploads are not kept, so they have none
+        "og_image": None if match.key.startswith("u-") or not match.match_id else
+        request.url_root.rstrip("/") + url_for("viewer.match_preview", match_id=match.match_id,
+                                               number=context["number"]),
         "share_url": request.url_root.rstrip("/") + (
             url_for("viewer.match_page", match_id=match.match_id) if not match.key.startswith(
                 "u-") else base) + f"?step={context['number']}",

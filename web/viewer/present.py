@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from fairdeal.ledger.simulate import SIMULATED_SEAT_SUFFIX
+
 from .matches import LoadedMatch
 
 __all__ = [
@@ -19,13 +21,15 @@ __all__ = [
     "date_words",
     "duration_words",
     "event_rows",
+    "is_simulated",
     "perspectives",
     "result_words",
     "seat_label",
     "state_tables",
 ]
 
-GAME_TITLES = {"arcomage": "Two-tower duel", "toybattle": "Toy Battle"}
+GAME_TITLES = {"arcomage": "Two-tower duel", "toybattle": "Toy Battle",
+               "wyrdstone": "Wyrdstone mage duel"}
 DEFAULT_SEAT_NAMES = ("A", "B", "C", "D", "E", "F", "G", "H")
 
 
@@ -58,6 +62,18 @@ def game_title(game_name: str | None, game: Any = None) -> str:
     return GAME_TITLES.get(game_name or "", game_name or "unknown game")
 
 
+def is_simulated(seat_names: Sequence[str]) -> bool:
+    """True for a match `fairdeal simulate` wrote: every seat is named after a bot
+    ("random-bot"). Its clock is the simulator's, so the viewer says "simulated" beside its
+    dates. A label read from the names, not something the verifier checks.
+
+    >>> is_simulated(["random-bot", "greedy-bot"]), is_simulated(["random bot 1", "alice"])
+    (True, False)
+    """
+    return bool(seat_names) and all(str(name).endswith(SIMULATED_SEAT_SUFFIX)
+                                    for name in seat_names)
+
+
 def seat_names(game: Any, count: int) -> tuple[str, ...]:
     names = tuple(getattr(game, "seat_names", ()) or ())
     return names if len(names) >= count else DEFAULT_SEAT_NAMES[:count]
@@ -67,7 +83,10 @@ def seat_label(game: Any, seats: Sequence[Mapping[str, Any]], seat: Any) -> str:
     """``"A (alice)"`` for a seat index; ``"?"`` for one that does not exist."""
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(seats):
         return "?"
-    return f"{seat_names(game, len(seats))[seat]} ({seats[seat].get('name', '?')})"
+    label = seat_names(game, len(seats))[seat]
+    name = seats[seat].get("name", "?")
+    # the ledger's default seat name ("player blue") would only repeat the seat's own name
+    return label if name == f"player {label}" else f"{label} ({name})"
 
 
 def badges(game_name: str | None, params: Mapping[str, Any] | None,
@@ -87,16 +106,48 @@ def badges(game_name: str | None, params: Mapping[str, Any] | None,
     return out
 
 
+#: how each way a match can end is said to players: {winner} and {loser} are seat labels
+#: (a draw has neither). A reason missing here is shown as its code, dashes as spaces.
+REASON_WORDS = {
+    "tower-built": "{winner} built the tower to the victory height",
+    "resource": "{winner} gathered the victory amount of a resource",
+    "tower-destroyed": "{winner} destroyed {loser}'s tower",
+    "timeouts": "{loser} let too many turns in a row run out",
+    "timeout": "{loser} ran out of time",
+    "resigned": "{loser} resigned",
+    "simultaneous": "both sides met a winning or losing condition at the same moment",
+    "medals": "{winner} took the medals needed to win",
+    "hq-captured": "{winner} took {loser}'s headquarters",
+    "turn-limit": "the turn limit came; {winner} had more medals",
+    "stalemate": "a side could not move, so the medals decided",
+    "health": "{winner} brought {loser}'s mage down",
+    "wrath": "{loser}'s mage fell to the Wrath of the Gods",
+    "turn-70": "both mages were still standing at turn 70",
+}
+DRAW_WORDS = {
+    "turn-limit": "the turn limit came with the medals level",
+    "simultaneous": "both sides won or fell at the same moment",
+}
+
+
 def result_words(result: Mapping[str, Any] | None, seats: Sequence[Any], game: Any = None) -> str:
-    """``"A (alice) won: tower-destroyed"``, ``"draw"``, or ``"in play"``."""
+    """How the match ended, in a player's words: ``"A (alice) won: A destroyed B's tower"``,
+    ``"draw: the turn limit came with the medals level"``, or ``"in play"``."""
     if not result:
         return "in play"
     seat_dicts = [seat if isinstance(seat, Mapping) else {"name": seat} for seat in seats]
-    reason = str(result.get("reason", "")).replace("-", " ")
+    reason = str(result.get("reason", ""))
     winner = result.get("winner")
     if winner is None:
-        return f"draw · {reason}" if reason else "draw"
-    return f"{seat_label(game, seat_dicts, winner)} won · {reason}"
+        words = DRAW_WORDS.get(reason, reason.replace("-", " "))
+        return f"draw: {words}" if words else "draw"
+    label = seat_label(game, seat_dicts, winner)
+    names = seat_names(game, len(seat_dicts))
+    valid = isinstance(winner, int) and 0 <= winner < len(seat_dicts) == 2
+    template = REASON_WORDS.get(reason)
+    if template is None or not valid:
+        return f"{label} won: {reason.replace('-', ' ')}" if reason else f"{label} won"
+    return f"{label} won: " + template.format(winner=names[winner], loser=names[1 - winner])
 
 
 def perspectives(match: LoadedMatch) -> list[dict[str, Any]]:

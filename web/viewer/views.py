@@ -11,10 +11,18 @@ from werkzeug.exceptions import HTTPException
 from fairdeal.games import GAME_NAMES
 
 from . import bp
-from .loading import MATCH_ID, game_or_none, judgement, ledger, load_stored, load_upload
+from .loading import (
+    MATCH_ID,
+    game_or_none,
+    judgement,
+    ledger,
+    load_stored,
+    load_upload,
+    preview_cache,
+)
 from .matches import LoadedMatch
 from .page import int_arg, page_context, perspective, step_context
-from .present import badges, date_words, game_title, result_words
+from .present import badges, date_words, game_title, is_simulated, result_words
 from .sources import summarize
 from .upload import UPLOAD_LIMIT
 
@@ -55,7 +63,8 @@ def home() -> Any:
         verdict, signer_id = ("live", None) if summary.live else judgement(summary.match_id)
         cards.append({
             "summary": summary,
-            "title": game_title(summary.game),
+            "title": game_title(summary.game, game_or_none(summary.game)),
+            "simulated": is_simulated(summary.seats),
             "badges": badges(summary.game, summary.params, limit),
             "when": date_words(summary.created_ms),
             "result": result_words(summary.result, list(summary.seats), game_or_none(
@@ -146,6 +155,40 @@ def match_bundle(match_id: str) -> Any:
 def upload_bundle(key: str) -> Any:
     """An uploaded bundle, byte for byte as it was uploaded."""
     return _download(load_upload(key))
+
+
+@bp.route("/m/<match_id>/step/<int:number>.png")
+def match_preview(match_id: str, number: int) -> Any:
+    """The board at step N as a PNG: the match page's link preview (``og:image``), cached.
+
+    A sealed match shows everything, as its page does after the reveal; a match in play shows
+    the spectator's board now, whatever the step.
+    """
+    from .preview import PreviewError, preview_png
+
+    match = load_stored(match_id)
+    if match.live:
+        def drawing() -> str:
+            return ledger().spectator_svg(match_id) or ""
+        key: tuple[Any, ...] = (match.key, "live")
+        max_age = 10
+    else:
+        step = match.step(number)
+        if step is None:
+            abort(404, description="this match has no steps to show")
+        number = step.number
+
+        def drawing() -> str:
+            return match.svg(number, None)
+        key = (match.key, number)
+        max_age = 86_400
+    try:
+        png = preview_png(preview_cache(), key, drawing)
+    except PreviewError as e:
+        abort(404, description=str(e))
+    response = Response(png, mimetype="image/png")
+    response.headers["Cache-Control"] = f"public, max-age={max_age}"
+    return response
 
 
 @bp.route("/m/<match_id>/live.json")

@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["", ".bots", ".cards", ".effects", ".game", ".render", ".state"]
+MODULES = ["", ".bots", ".cards", ".effects", ".game", ".render", ".state", ".text"]
 
 
 @pytest.mark.parametrize("name", MODULES, ids=lambda name: name or "__init__")

@@ -199,7 +199,8 @@ def test_describe_action(make_state: Make) -> None:
 def _texts(svg: str) -> list[str]:
     root = ET.fromstring(svg)  # well-formed standalone XML
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
-    return [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    # a wrapped text is one <text> of <tspan> lines
+    return [" ".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
 
 
 def test_svg_shows_only_the_allowed_hands(make_state: Make) -> None:

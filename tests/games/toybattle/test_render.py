@@ -18,7 +18,9 @@ B, R = 0, 1
 def texts(svg: str) -> list[str]:
     root = ET.fromstring(svg)
     assert root.tag == f"{SVG}svg"
-    return [el.text or "" for el in root.iter() if el.tag in (f"{SVG}text", f"{SVG}title")]
+    # a wrapped text is one <text> of <tspan> lines
+    return [" ".join(el.itertext()) for el in root.iter()
+            if el.tag in (f"{SVG}text", f"{SVG}title")]
 
 
 @pytest.mark.parametrize("board", BOARDS, ids=lambda b: b.id)
@@ -28,7 +30,8 @@ def test_every_board_draws_every_node_path_and_region(board) -> None:
     root = ET.fromstring(svg)
     titles = [el.text or "" for el in root.iter(f"{SVG}title")]
     assert sum(t.startswith("base ") for t in titles) == len(board.bases)
-    assert sum(" HQ " in t for t in titles) == len(board.hqs(0)) + len(board.hqs(1))
+    assert sum(t.startswith(("blue HQ ", "red HQ ")) for t in titles) == \
+        len(board.hqs(0)) + len(board.hqs(1))
     assert sum(t.startswith("region ") for t in titles) == len(board.regions)
     edges = sum(len(n.neighbours) for n in board.nodes) // 2
     assert len(list(root.iter(f"{SVG}line"))) == edges

@@ -79,6 +79,14 @@ def test_death_triggers_of_one_blow_are_blows_of_their_own(kit: Any) -> None:
     assert after.health == (2, 0)
 
 
+def test_the_creatures_a_final_blow_killed_leave_the_board(kit: Any) -> None:
+    # the Earthquake kills both Skeletons; the duel ends at A's Skeleton's death ability, and
+    # B's Skeleton, killed by the same Earthquake, is gone from the board too
+    after = _earthquake(kit, kit.V2)
+    assert after.result is not None
+    assert all(creature is None or creature.health > 0 for creature in after.board)
+
+
 def test_v1_judged_the_whole_cast_at_once(kit: Any) -> None:
     assert _result(_earthquake(kit, kit.V1)) == {"winner": None, "reason": "simultaneous"}
 

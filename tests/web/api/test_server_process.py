@@ -192,7 +192,7 @@ def test_two_gunicorn_workers_share_one_sqlite_file(tmp_path: Path) -> None:
                 time.sleep(0.05)
         results = [item for item in play_matches(f"http://127.0.0.1:{port}", "arcomage", 6,
                                                  concurrency=3, seed=2, signed=True)
-                   if "stats" not in item]
+                   if "result" in item]
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -223,7 +223,8 @@ def test_fairdeal_play_paced_against_a_real_server(server: Server, tmp_path: Pat
                           "--game", "toybattle", "-n", "1", "--seed", "3", "--pace", "0.02"],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
-    match_id, moves = run.stdout.split()[:2]
+    ended = next(line for line in run.stdout.splitlines() if line.startswith("ended:"))
+    match_id, moves = ended.split()[1:3]
     assert time.perf_counter() - started >= 0.02 * int(moves)
     bundle = tmp_path / "played.json"
     bundle.write_bytes(ApiClient(url).raw("GET", f"/matches/{match_id}/bundle")[1])

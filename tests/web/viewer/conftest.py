@@ -119,4 +119,5 @@ def helpers() -> Any:
     h.simulate = simulate  # type: ignore[attr-defined]
     h.reseal = reseal  # type: ignore[attr-defined]
     h.tamper_move = tamper_move  # type: ignore[attr-defined]
+    h.SERVER_KEY = SERVER_KEY  # type: ignore[attr-defined]
     return h

@@ -16,8 +16,8 @@ REQUIRED_CHECKS = len(CHECKS) - len(OPTIONAL_CHECKS)
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "bundles"
 EXPECTED: dict[str, dict[str, Any]] = (
-    json.loads((FIXTURES / "tampered" / "expected.json").read_text())
-    if (FIXTURES / "tampered" / "expected.json").exists() else {}
+    json.loads((FIXTURES.parent / "tampered-expected.json").read_text())
+    if (FIXTURES.parent / "tampered-expected.json").exists() else {}
 )
 HONEST = sorted((FIXTURES / "honest").glob("*.json"))
 

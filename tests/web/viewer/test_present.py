@@ -38,10 +38,43 @@ def test_badges_name_the_board_the_deck_and_the_timer() -> None:
 def test_result_words() -> None:
     seats = [{"name": "ann"}, {"name": "bob"}]
     assert result_words({"winner": 1, "reason": "tower-destroyed"}, seats) == \
-        "B (bob) won · tower destroyed"
-    assert result_words({"winner": None, "reason": "turn-limit"}, seats) == "draw · turn limit"
+        "B (bob) won: B destroyed A's tower"
+    assert result_words({"winner": None, "reason": "turn-limit"}, seats) == \
+        "draw: the turn limit came with the medals level"
     assert result_words(None, seats) == "in play"
-    assert result_words({"winner": 7, "reason": "x"}, seats) == "? won · x"
+    assert result_words({"winner": 7, "reason": "x"}, seats) == "? won: x"
+    assert result_words({"winner": 0, "reason": "new-reason"}, seats) == "A (ann) won: new reason"
+
+
+def test_toy_battle_results_read_as_a_player_says_them() -> None:
+    from fairdeal.games import get_game
+
+    game = get_game("toybattle")
+    seats = [{"name": "player blue"}, {"name": "player red"}]
+    words = result_words({"winner": 0, "reason": "stalemate"}, seats, game)
+    assert words == "blue won: a side could not move, so the medals decided"
+    assert "(player blue)" not in words and "·" not in words
+    assert result_words({"winner": 1, "reason": "hq-captured"}, seats, game) == \
+        "red won: red took blue's headquarters"
+
+
+def test_every_reason_a_game_can_give_has_words() -> None:
+    """Each reason code the rules packages write has a player's sentence (a new one fails)."""
+    import re
+    from pathlib import Path
+
+    games = Path(__file__).resolve().parents[3] / "games"
+    reasons = set()
+    for path in games.rglob("*.py"):
+        reasons |= set(re.findall(r'Outcome\(\s*[^,]+,\s*"([a-z0-9-]+)"', path.read_text()))
+        for line in path.read_text().splitlines():
+            if re.match(r"\s*reason = \"", line):  # reason = "wrath" if ... else "health"
+                reasons |= set(re.findall(r'"([a-z0-9-]+)"', line))
+    from fairdeal.games.arcomage.rules import _DETAIL  # its victory reasons, by code
+    reasons |= set(_DETAIL)
+    assert {"stalemate", "tower-destroyed", "health"} <= reasons
+    from fairdeal.web.viewer.present import REASON_WORDS
+    assert reasons <= set(REASON_WORDS), sorted(reasons - set(REASON_WORDS))
     assert date_words(None) == "" and date_words(0) == "1970-01-01 00:00 UTC"
 
 

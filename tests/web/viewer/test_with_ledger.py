@@ -155,3 +155,18 @@ def test_a_forfeited_match_has_a_page_that_says_who_forfeited(tmp_path: Path) ->
         ledger.bundle(match_id)), "forfeit.json")}, content_type="multipart/form-data")
     assert uploaded.status_code == 303
     assert client.get(uploaded.location).status_code == 200
+
+
+def test_a_live_match_s_link_preview_is_the_spectator_board_now(ledger_app: Any) -> None:
+    """og:image of a match in play: the public board as it stands, never a seat's hand."""
+    from fairdeal.web.viewer.preview import render_png
+
+    ledger = ledger_app.extensions["fairdeal.ledger"]
+    match_id = _play_some(ledger, 3)
+    client = ledger_app.test_client()
+    page = client.get(f"/m/{match_id}").get_data(as_text=True)
+    assert f'/m/{match_id}/step/' in page and 'property="og:image"' in page
+    response = client.get(f"/m/{match_id}/step/0.png")
+    assert response.status_code == 200 and response.mimetype == "image/png"
+    assert response.get_data() == render_png(ledger.spectator_svg(match_id))
+    assert response.headers["Cache-Control"] == "public, max-age=10"

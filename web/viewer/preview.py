@@ -1,0 +1,52 @@
+"""Link previews: the board at a step as a PNG, for the match page's ``og:image``.
+
+resvg (through resvg-py, a wheel with no system library behind it) renders the game's own SVG;
+the PNGs are kept in a small LRU keyed by the match and the step, since a shared link is
+fetched by every chat app and crawler it is pasted into, and a drawing never changes once its
+match is sealed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .matches import MatchCache
+
+__all__ = ["PREVIEW_WIDTH", "PreviewError", "preview_png"]
+
+#: link previews are drawn with this many pixels on their longer side (Open Graph's
+#: recommended width), keeping the drawing's own shape
+PREVIEW_WIDTH = 1200
+_VIEWBOX = re.compile(r'<svg[^>]*\bviewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"')
+#: PNGs kept (a two-tower duel's is ~100 kB, so this bounds the cache near 25 MB)
+PREVIEW_CACHE_SIZE = 256
+_BACKGROUND = "#ffffff"
+
+
+class PreviewError(ValueError):
+    """The drawing could not be rendered to PNG (resvg refused it)."""
+
+
+def render_png(svg: str, longest: int = PREVIEW_WIDTH) -> bytes:
+    """``svg`` as PNG bytes, ``longest`` pixels on its longer side (a tall Toy Battle board
+    is not blown up to 1200 pixels wide: rendering time grows with the pixels)."""
+    import resvg_py
+
+    found = _VIEWBOX.search(svg)
+    if found is None:
+        raise PreviewError("the drawing has no viewBox to scale from")
+    width, height = float(found.group(1)), float(found.group(2))
+    if width <= 0 or height <= 0:
+        raise PreviewError("the drawing has an empty viewBox")
+    try:
+        return bytes(resvg_py.svg_to_bytes(svg_string=svg, zoom=longest / max(width, height),
+                                           background=_BACKGROUND))
+    except ValueError as e:
+        raise PreviewError(f"the drawing could not be rendered: {e}") from None
+
+
+def preview_png(cache: MatchCache, key: tuple[Any, ...], svg: Any) -> bytes:
+    """The PNG for ``key`` (match key and step), rendered from ``svg()`` on a miss."""
+    png: bytes = cache.get(repr(key), lambda: render_png(str(svg())))
+    return png
