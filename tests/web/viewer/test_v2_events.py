@@ -34,7 +34,8 @@ def _page(ledger: Ledger, match_id: str) -> str:
 
 
 def test_commit_reveal_and_a_forfeit(ledger: Any) -> None:
-    created = ledger.create_match("arcomage", {}, turn_limit_ms=5_000, seed_deadline_ms=10_000)
+    created = ledger.create_match("arcomage", {}, turn_limit_ms=5_000, seed_deadline_ms=10_000,
+                                 seats=["ann", "bob"])
     match_id = created["id"]
     tokens = [seat["token"] for seat in created["seats"]]
     seeds = ["aa" * 32, "bb" * 32]
@@ -47,18 +48,18 @@ def test_commit_reveal_and_a_forfeit(ledger: Any) -> None:
     assert ledger.spectator_view(match_id)["status"] == "ended"
     page = _page(ledger, match_id)
     commitment = client_commitment(match_id, 0, seeds[0])
-    assert f"Seat A (player A) committed to a seed {commitment[:12]}…" in page
-    assert f"Seat A (player A) revealed its seed {seeds[0][:12]}…" in page
-    assert "Seat B (player B) committed but never revealed its seed: it forfeits" in page
+    assert f"Seat A (ann) committed to a seed {commitment[:12]}…" in page
+    assert f"Seat A (ann) revealed its seed {seeds[0][:12]}…" in page
+    assert "Seat B (bob) committed but never revealed its seed: it forfeits" in page
     assert ">seed_forfeit<" not in page and ">seed_commit<" not in page
 
 
 def test_a_seed_declined_at_the_seating_deadline(ledger: Any) -> None:
-    created = ledger.create_match("arcomage", {}, turn_limit_ms=None)
+    created = ledger.create_match("arcomage", {}, turn_limit_ms=None, seats=["ann", "bob"])
     match_id = created["id"]
     ledger.now[0] += 24 * 3_600_000  # long past the seating deadline
     assert ledger.spectator_view(match_id)["status"] == "playing"
     page = _page(ledger, match_id)
-    for seat in ("A", "B"):
-        assert (f"Seat {seat} (player {seat}) sent no seed before the seating deadline: "
+    for seat in ("A (ann)", "B (bob)"):
+        assert (f"Seat {seat} sent no seed before the seating deadline: "
                 "declined by the server") in page
