@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test bench bench-ledger lint clean
+.PHONY: install pyodide demo test bench bench-ledger bench-log lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,10 +14,18 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+## The browser verifier's runtime: the npm registry's pyodide package (version pinned in
+## web/viewer/runtime.py, integrity checked), into the viewer's gitignored static/pyodide/.
+## Needs npm. fairdeal serves it itself: no CDN at run time.
+pyodide: $(STAMP)
+	$(BIN)/python -c 'import sys; from fairdeal.web.viewer.runtime import main; sys.exit(main())'
+
 ## The main job on the embedded default: bot matches of every game, verified offline, stored in
 ## the embedded database and served in the viewer, while bots play a few live matches on it
 ## (watch them from the home page). Ctrl+C stops it all.
 demo: $(STAMP)
+	@if command -v npm >/dev/null 2>&1; then $(BIN)/python -c 'import sys; from fairdeal.web.viewer.runtime import main; sys.exit(main())'; \
+	else echo "demo: npm is not installed, so match pages cannot verify in the browser (install npm, then make pyodide)"; fi
 	rm -rf out/demo
 	$(BIN)/fairdeal simulate arcomage --deck normal -n 3 --out out/demo
 	$(BIN)/fairdeal simulate arcomage --deck infinite --battlefield "Mirror Labyrinth" -n 2 --out out/demo
@@ -38,7 +46,8 @@ demo: $(STAMP)
 	wait $$server
 
 ## The whole test suite (PostgreSQL tests need FAIRDEAL_TEST_POSTGRES_URL; .ci/run sets it).
-test: $(STAMP)
+## The browser tests need the Pyodide runtime, so it is fetched first.
+test: $(STAMP) pyodide
 	$(BIN)/pytest -q
 
 ## Benchmarks live outside the test suite. bench-ledger starts gunicorn servers and uses
@@ -51,6 +60,11 @@ bench: $(STAMP)
 
 bench-ledger: $(STAMP)
 	$(BIN)/python bench/bench_ledger.py
+
+## The transparency log: appends per second and inclusion proofs at 1 million leaves (SQLite;
+## PostgreSQL too when FAIRDEAL_TEST_POSTGRES_URL is set).
+bench-log: $(STAMP)
+	$(BIN)/python bench/bench_log.py
 
 ## ruff everywhere; mypy --strict on the pure layers. mypy cannot follow the editable install's
 ## folder mapping, so it reads them through a fairdeal/ folder of links.

@@ -215,9 +215,14 @@ def _read(path: str) -> bytes:
               type=click.Path(exists=True, dir_okay=False),
               help="A player's receipts (as `fairdeal play --receipts` keeps them): every "
                    "event the server signed for must be in the bundle, unchanged.")
+@click.option("--checkpoint", "checkpoint_file", default=None,
+              type=click.Path(exists=True, dir_okay=False),
+              help="A log checkpoint you trust, or the state file of `fairdeal log monitor` "
+                   "or `log witness`: the bundle's log proofs must be against that very tree.")
 @click.option("-v", "--verbose", is_flag=True, help="List every check, not only the verdict.")
 def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: str | None,
-           seat_keys: tuple[str, ...], receipt_files: tuple[str, ...], verbose: bool) -> None:
+           seat_keys: tuple[str, ...], receipt_files: tuple[str, ...],
+           checkpoint_file: str | None, verbose: bool) -> None:
     """Verify match bundles offline: the chain, the signature, the commitment, the players'
     seeds, the deal, every move under the rules, the timers and the result — and say who could
     have influenced each deal. A folder stands for the .json files in it.
@@ -241,12 +246,17 @@ def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: 
             receipts = (receipts or []) + parse_receipts(_read(receipt_file))
         except InvalidReceipts as e:
             raise click.BadParameter(f"{receipt_file}: {e}", param_hint="--receipts") from None
+    checkpoint = None
+    if checkpoint_file is not None:
+        from .log import trusted_checkpoint
+
+        checkpoint = trusted_checkpoint(_read(checkpoint_file))
     failures = 0
     reports = []
     for path in bundle_paths(files, recursive):
         data = sys.stdin.buffer.read() if path == "-" else _read(path)
         try:
-            report = verify_bytes(data, trusted_key, pinned_seats, receipts)
+            report = verify_bytes(data, trusted_key, pinned_seats, receipts, checkpoint)
         except UnknownSeat as e:
             raise click.BadParameter(f"{path}: {e}", param_hint="--seat-key") from None
         failures += not report.ok
@@ -322,4 +332,5 @@ def main() -> None:  # pragma: no cover - console entry point
     cli()
 
 
-from . import service  # noqa: E402,F401  (the ledger commands: serve, matches, export, ...)
+# the commands of other modules: gif; log monitor and log witness; serve, matches, export, ...
+from . import gif, log, service  # noqa: E402,F401

@@ -86,14 +86,17 @@ def matches(obj: Context, game: str | None, limit: int, offset: int, as_json: bo
 @click.argument("match_id")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Write the bundle here (default: standard output).")
+@click.option("--log-size", type=click.IntRange(min=0), default=None,
+              help="Prove the match against the log checkpoint signed at this tree size "
+                   "(default: the latest).")
 @click.pass_obj
-def export(obj: Context, match_id: str, output: str) -> None:
-    """Write a sealed match's bundle (verify it with `fairdeal verify`)."""
-    from fairdeal.ledger.errors import MatchNotFound
+def export(obj: Context, match_id: str, output: str, log_size: int | None) -> None:
+    """Write a sealed match's bundle, with its log proofs (verify it with `fairdeal verify`)."""
+    from fairdeal.ledger.errors import BadRequest, MatchNotFound
 
     try:
-        data = _ledger(obj).bundle_bytes(match_id)
-    except MatchNotFound as e:
+        data = _ledger(obj).bundle_bytes(match_id, log_size)
+    except (MatchNotFound, BadRequest) as e:
         raise click.ClickException(str(e)) from None
     if data is None:
         raise click.ClickException(f"match {match_id} is not over yet: its bundle is sealed "
@@ -235,8 +238,13 @@ def keys() -> None:
 @keys.command(name="show")
 @click.pass_obj
 def keys_show(obj: Context) -> None:
-    """Print the server's public key; the last line is what `verify --trusted-key` takes."""
+    """Print the server's public key: its log's signed-note verifier key (what
+    `log monitor --log-key` takes), and last the key `verify --trusted-key` takes."""
+    import os
+
     from fairdeal.ledger.keys import KEY_FILE, load_or_create_server_key
+    from fairdeal.ledger.tlog import default_origin
+    from fairdeal.verifier.note import ED25519, NoteError, VerifierKey
 
     try:
         key = load_or_create_server_key(obj.data_dir)
@@ -244,6 +252,11 @@ def keys_show(obj: Context) -> None:
         raise click.ClickException(f"cannot read the server key in {obj.data_dir}: {e}") from None
     click.echo(f"key file: {Path(obj.data_dir) / KEY_FILE}")
     click.echo(f"key id:   {key.key_id}")
+    origin = os.environ.get("FAIRDEAL_LOG_ORIGIN") or default_origin(key.key_id)
+    try:
+        click.echo(f"log key:  {VerifierKey(origin, ED25519, key.public_raw).text()}")
+    except NoteError as e:
+        raise click.ClickException(f"FAIRDEAL_LOG_ORIGIN: {e}") from None
     click.echo(key.public_text)
 
 

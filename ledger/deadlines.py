@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from fairdeal.verifier.keys import SigningKey
+from fairdeal.verifier.note import VerifierKey
 from fairdeal.verifier.record import MatchRecorder
 
 from .errors import ConflictError, LedgerError
@@ -28,8 +29,11 @@ class Deadlines(LiveMatches):
     """Writes overdue timeouts and seat declines, on request or from a background thread."""
 
     def __init__(self, store: EventStore, server_key: SigningKey, *,
-                 clock: Callable[[], int] = now_ms, max_skew_ms: int = MAX_SKEW_MS) -> None:
-        super().__init__(store, server_key, clock=clock, max_skew_ms=max_skew_ms)
+                 clock: Callable[[], int] = now_ms, max_skew_ms: int = MAX_SKEW_MS,
+                 log_origin: str | None = None,
+                 log_witnesses: Sequence[VerifierKey] = ()) -> None:
+        super().__init__(store, server_key, clock=clock, max_skew_ms=max_skew_ms,
+                         log_origin=log_origin, log_witnesses=log_witnesses)
         self._sweeper: threading.Thread | None = None
         self._sweep_interval: float | None = None
         self._stop = threading.Event()

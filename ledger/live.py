@@ -17,13 +17,15 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from fairdeal.verifier.bundle import Bundle, InvalidBundle
 from fairdeal.verifier.canonical import CanonicalError
 from fairdeal.verifier.keys import SigningKey
+from fairdeal.verifier.logleaf import seal_leaf
+from fairdeal.verifier.note import VerifierKey
 from fairdeal.verifier.record import MatchRecorder
 from fairdeal.verifier.replay import MatchReplayer
 from fairdeal.verifier.report import VerificationError
@@ -31,6 +33,7 @@ from fairdeal.verifier.verify import verify_bundle
 
 from .errors import BadRequest, ConflictError, Forbidden, MatchNotFound, Refused, Unauthorized
 from .store import EventStore, StoredEvent
+from .tlog import TransparencyLog, default_origin
 
 __all__ = ["CACHE_SIZE", "MAX_SKEW_MS", "LiveMatches", "now_ms"]
 
@@ -117,8 +120,14 @@ class LiveMatches:
     """The cache of live matches and the one write path (the base of ``Ledger``)."""
 
     def __init__(self, store: EventStore, server_key: SigningKey, *,
-                 clock: Callable[[], int] = now_ms, max_skew_ms: int = MAX_SKEW_MS) -> None:
+                 clock: Callable[[], int] = now_ms, max_skew_ms: int = MAX_SKEW_MS,
+                 log_origin: str | None = None,
+                 log_witnesses: Sequence[VerifierKey] = ()) -> None:
         self.store = store
+        #: the transparency log of every genesis and seal written here (ledger.tlog)
+        self.log = TransparencyLog(store.engine, server_key,
+                                   log_origin or default_origin(server_key.key_id),
+                                   log_witnesses)
         self.server_key = server_key
         self.clock = clock
         self.max_skew_ms = max_skew_ms
@@ -207,6 +216,7 @@ class LiveMatches:
             build(recorder)
             new = recorder.events[expected_seq:]
             update = self._match_update(recorder, live)
+            leaf = None
             if recorder.replayer.outcome is not None and new[-1]["type"] != "reveal":
                 recorder.reveal(max(new[-1]["ts"], recorder.replayer.last_ts))
                 bundle = recorder.seal(self.server_key)
@@ -214,7 +224,9 @@ class LiveMatches:
                 update = self._match_update(recorder, live)
                 update.update(self._seal_fields(bundle))
             stored = [StoredEvent.of(event) for event in new]
-            self.store.append(live.match_id, expected_seq, stored, update)
+            if stored[-1].type == "reveal":  # sealed: its head joins the log with it
+                leaf = seal_leaf(live.match_id, stored[-1].seq, stored[-1].hash)
+            self.store.append(live.match_id, expected_seq, stored, update, log_leaf=leaf)
         except VerificationError as e:
             self._forget(live.match_id, live)
             raise Refused(e.reason, code=_CHECK_CODES.get(e.check, "refused")) from None

@@ -22,6 +22,7 @@ from .deadlines import Deadlines
 from .errors import BadRequest, ConflictError, MatchNotFound, NotEnded
 from .live import _Live, _status, log, seating_deadline
 from .store import StoredEvent
+from .tlog import LogError
 
 __all__ = ["ReadSide"]
 
@@ -213,8 +214,12 @@ class ReadSide(Deadlines):
                 raise RuntimeError("an event other than the reveal carries a seed")
         return events
 
-    def bundle_bytes(self, match_id: str) -> bytes | None:
-        """The sealed bundle (canonical JSON), or None while the match is not over."""
+    def bundle_bytes(self, match_id: str, log_size: int | None = None) -> bytes | None:
+        """The sealed bundle (canonical JSON), or None while the match is not over.
+
+        It carries the inclusion proofs of the match's genesis and seal leaves in ``log``
+        (c2sp.org/tlog-proof texts) against the latest checkpoint, or against the checkpoint
+        signed at ``log_size`` when given (one a user already trusts)."""
         row = self.store.match(match_id) if isinstance(match_id, str) else None
         if row is None:
             raise MatchNotFound(f"no match {match_id!r}")
@@ -224,14 +229,35 @@ class ReadSide(Deadlines):
             assert row is not None
             if row["seal_sig"] is None:
                 return None
+        note = None
+        if log_size is not None:
+            note = self.log.stored_checkpoint(log_size)
+            if note is None:
+                raise BadRequest(f"the log signed no checkpoint of size {log_size}",
+                                 code="invalid-size")
+        try:
+            proofs = self.log.tlog_proofs(match_id, note)
+        except LogError as e:
+            if note is not None:
+                raise
+            # the signer refuses to sign this tree (its tables were changed behind its back):
+            # the match stays exportable and verifiable; the refusal is loud where the log is
+            # shown (GET /log/checkpoint, /log, each match page)
+            log.error("bundle of %s exported without log proofs: %s", match_id, e.message)
+            proofs = {}
+        if note is not None and set(proofs) != {"genesis", "seal"}:
+            raise BadRequest(f"match {match_id} is not wholly in the checkpoint of size "
+                             f"{log_size}: it was sealed later", code="invalid-size")
         bodies = [stored.body.encode() for stored in self.store.read(match_id)]
         signature = canonical_bytes({"key": row["seal_key"], "sig": row["seal_sig"]})
+        log_part = b',"log":' + canonical_bytes(proofs) if proofs else b""
         return (b'{"events":[' + b",".join(bodies) + b'],"format":'
-                + json.dumps(BUNDLE_FORMAT).encode() + b',"signature":' + signature + b"}")
+                + json.dumps(BUNDLE_FORMAT).encode() + log_part + b',"signature":' + signature
+                + b"}")
 
-    def bundle(self, match_id: str) -> bytes:
+    def bundle(self, match_id: str, log_size: int | None = None) -> bytes:
         """The sealed bundle's bytes; NotEnded before the end."""
-        data = self.bundle_bytes(match_id)
+        data = self.bundle_bytes(match_id, log_size)
         if data is None:
             raise NotEnded(f"match {match_id} is not over: its bundle is sealed at the end, "
                            "after the reveal")
@@ -286,4 +312,5 @@ class ReadSide(Deadlines):
     def keys(self) -> list[dict[str, Any]]:
         """The server's public keys (the one that signs new matches first)."""
         return [{"key": self.server_key.public_text, "key_id": self.server_key.key_id,
-                 "use": "seals matches created here"}]
+                 "use": "seals matches created here and signs the log's checkpoints",
+                 "log_origin": self.log.origin, "log_key": self.log.verifier_key.text()}]

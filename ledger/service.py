@@ -21,6 +21,7 @@ deadline.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -29,6 +30,7 @@ from fairdeal.games import RulesError, get_game
 from fairdeal.verifier.bundle import InvalidBundle
 from fairdeal.verifier.canonical import CanonicalError, canonical_bytes
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
+from fairdeal.verifier.logleaf import genesis_leaf
 from fairdeal.verifier.protocol import PROTOCOL, PROTOCOL_V1, event_hash
 from fairdeal.verifier.receipts import receipt_json
 from fairdeal.verifier.record import MatchRecorder, make_genesis
@@ -47,6 +49,7 @@ from .errors import (  # noqa: F401
 from .live import CACHE_SIZE, MAX_SKEW_MS, _Live, _status, _token_hash, log, now_ms  # noqa: F401
 from .reading import ReadSide
 from .store import EventStore, StoredEvent
+from .tlog import witness_keys
 
 __all__ = ["DEFAULT_SEED_DEADLINE_MS", "DEFAULT_TURN_LIMIT_MS", "Ledger", "now_ms"]
 
@@ -79,6 +82,8 @@ class Ledger(ReadSide):
         from .store import open_engine
 
         engine = open_engine(url_for(data_dir, database_url))
+        kwargs.setdefault("log_origin", os.environ.get("FAIRDEAL_LOG_ORIGIN") or None)
+        kwargs.setdefault("log_witnesses", witness_keys(os.environ.get("FAIRDEAL_LOG_WITNESSES")))
         return cls(EventStore(engine), load_or_create_server_key(data_dir), **kwargs)
 
     # --- the lifecycle -------------------------------------------------------------------------
@@ -153,7 +158,9 @@ class Ledger(ReadSide):
             "server_seed": server_seed.hex(), "commitment": genesis["commitment"],
             "next_seq": 1, "deadline_ms": created + seed_deadline_ms,
         }
-        self.store.create_match(row, [StoredEvent.of(genesis)])
+        # the genesis joins the transparency log in the same transaction: a match created and
+        # never finished stays visible
+        self.store.create_match(row, [StoredEvent.of(genesis)], log_leaf=genesis_leaf(genesis))
         return {
             "id": match_id, "game": genesis["game"], "params": genesis["params"],
             "commitment": genesis["commitment"], "turn_limit_ms": turn_limit_ms,

@@ -47,6 +47,7 @@ from fairdeal.verifier.hashing import Tag, tag_prefix
 
 from .errors import ConflictError
 from .tables import EventRow, MatchRow
+from .tlog import LOG_TABLES, append_leaf
 
 __all__ = [
     "DB_FILE",
@@ -74,6 +75,11 @@ _SQLITE_TRIGGERS = (
     ("CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events "
      "BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE refused'); END"),
 )
+_LOG_TABLE_NAMES = ("log_leaves", "log_nodes", "log_checkpoints", "log_cosignatures")
+_SQLITE_TRIGGERS += tuple(
+    f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb.lower()} BEFORE {verb} ON {table} "
+    f"BEGIN SELECT RAISE(ABORT, 'the log is append-only: {verb} refused'); END"
+    for table in _LOG_TABLE_NAMES for verb in ("UPDATE", "DELETE"))
 _PG_TRIGGERS = (
     ("CREATE OR REPLACE FUNCTION fairdeal_events_append_only() RETURNS trigger "
      "LANGUAGE plpgsql AS $$ BEGIN "
@@ -82,6 +88,18 @@ _PG_TRIGGERS = (
      "FOR EACH ROW EXECUTE FUNCTION fairdeal_events_append_only()"),
     ("CREATE OR REPLACE TRIGGER events_no_truncate BEFORE TRUNCATE ON events "
      "FOR EACH STATEMENT EXECUTE FUNCTION fairdeal_events_append_only()"),
+    ("CREATE OR REPLACE FUNCTION fairdeal_log_append_only() RETURNS trigger "
+     "LANGUAGE plpgsql AS $$ BEGIN "
+     "RAISE EXCEPTION 'the log is append-only: % refused', TG_OP; END $$"),
+) + tuple(
+    statement
+    for table in _LOG_TABLE_NAMES
+    for statement in (
+        f"CREATE OR REPLACE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table} "
+        "FOR EACH ROW EXECUTE FUNCTION fairdeal_log_append_only()",
+        f"CREATE OR REPLACE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} "
+        "FOR EACH STATEMENT EXECUTE FUNCTION fairdeal_log_append_only()",
+    )
 )
 
 
@@ -145,7 +163,7 @@ def _create_schema(engine: Engine, pg_schema: str | None) -> None:
             conn.execute(text("SELECT pg_advisory_xact_lock(7365840212)"))
             if pg_schema is not None:
                 conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{pg_schema}"'))
-            SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS])
+            SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS, *LOG_TABLES])
             for statement in _PG_TRIGGERS:
                 conn.execute(text(statement))
         return
@@ -153,7 +171,7 @@ def _create_schema(engine: Engine, pg_schema: str | None) -> None:
     for attempt in range(5):
         try:
             with engine.begin() as conn:
-                SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS])
+                SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS, *LOG_TABLES])
                 for statement in _SQLITE_TRIGGERS:
                     conn.execute(text(statement))
             return
@@ -216,9 +234,12 @@ class EventStore:
         expected_seq: int,
         events: Sequence[StoredEvent],
         match_update: Mapping[str, Any] | None = None,
-    ) -> None:
+        log_leaf: bytes | None = None,
+    ) -> int | None:
         """Store ``events`` at ``expected_seq``, ``expected_seq + 1``, … in one transaction,
-        and apply ``match_update`` to the match row in the same transaction.
+        and apply ``match_update`` to the match row in the same transaction; with
+        ``log_leaf`` (a seal's leaf bytes) append it to the transparency log in that
+        transaction too, and return its index.
 
         Raises ConflictError when any of those positions is taken (another writer won) or an
         action id is already used; nothing is stored then.
@@ -239,13 +260,15 @@ class EventStore:
             update_sql = (f"UPDATE matches SET {', '.join(f'{c} = {mark}' for c in columns)} "
                           f"WHERE id = {mark}")
             values = [match_update[c] for c in columns] + [match_id]
+        if log_leaf is not None:
+            return self._append_logged(match_id, expected_seq, rows, match_update, log_leaf)
         # the hot path talks to the driver directly: building SQLAlchemy statements costs more
         # than SQLite takes to run them
         dbapi = self.engine.dialect.dbapi
         assert dbapi is not None
         if self.dialect == "postgresql":
             self._append_in_one_statement(match_id, expected_seq, rows, update_sql, values)
-            return
+            return None
         with self._write_lock:
             connection = self.engine.raw_connection()
             try:
@@ -268,6 +291,27 @@ class EventStore:
                     cursor.close()
             finally:
                 connection.close()
+        return None
+
+    def _append_logged(self, match_id: str, expected_seq: int,
+                       rows: Sequence[tuple[Any, ...]], match_update: Mapping[str, Any] | None,
+                       leaf: bytes) -> int:
+        """The rare append that also logs a leaf (a seal): one ordinary transaction, the
+        events and the match row written first so SQLite holds its write lock before the
+        log's size is read."""
+        names = ("match_id", "seq", "type", "body", "hash", "action_id")
+        try:
+            with self._write_lock, self.engine.begin() as conn:
+                conn.execute(insert(_EVENTS), [dict(zip(names, row, strict=True))
+                                               for row in rows])
+                if match_update:
+                    conn.execute(update(_MATCHES).where(_MATCHES.c.id == match_id)
+                                 .values(**match_update))
+                return append_leaf(conn, "seal", match_id, leaf)
+        except IntegrityError as e:
+            raise ConflictError(
+                f"match {match_id}: position {expected_seq} was taken by another writer",
+                next_seq=None) from e
 
     def _append_in_one_statement(self, match_id: str, expected_seq: int,
                                  rows: Sequence[tuple[Any, ...]], update_sql: str | None,
@@ -359,8 +403,11 @@ class EventStore:
 
     # --- matches ------------------------------------------------------------------------------
 
-    def create_match(self, row: Mapping[str, Any], events: Sequence[StoredEvent]) -> None:
-        """Insert a new match row and its first events; ConflictError if the id exists."""
+    def create_match(self, row: Mapping[str, Any], events: Sequence[StoredEvent],
+                     log_leaf: bytes | None = None) -> int | None:
+        """Insert a new match row and its first events; ConflictError if the id exists.
+        With ``log_leaf`` (the genesis leaf) append it to the transparency log in the same
+        transaction and return its index."""
         event_rows = [
             {"match_id": row["id"], "seq": stored.seq, "type": stored.type, "body": stored.body,
              "hash": stored.hash, "action_id": stored.action_id}
@@ -371,6 +418,9 @@ class EventStore:
                 conn.execute(insert(_MATCHES), [dict(row)])
                 if event_rows:
                     conn.execute(insert(_EVENTS), event_rows)
+                if log_leaf is not None:
+                    return append_leaf(conn, "genesis", row["id"], log_leaf)
+                return None
         except IntegrityError as e:
             if self.match(row["id"]) is None:
                 raise  # not a duplicate id: a bug in the caller, not a conflict

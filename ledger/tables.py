@@ -6,10 +6,11 @@ the seat tokens).
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Column, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Column, Integer, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-__all__ = ["EventRow", "MatchRow"]
+__all__ = ["EventRow", "LogCheckpointRow", "LogCosignatureRow", "LogLeafRow", "LogNodeRow",
+           "MatchRow"]
 
 
 class MatchRow(SQLModel, table=True):
@@ -53,3 +54,52 @@ class EventRow(SQLModel, table=True):
     body: str = Field(sa_column=Column(Text, nullable=False))
     hash: str = Field(max_length=64)
     action_id: str | None = Field(default=None, max_length=100)
+
+
+class LogLeafRow(SQLModel, table=True):
+    """One leaf of the transparency log: its position, its bytes (canonical JSON, see
+    ``verifier.logleaf``), and the match it names. Append-only like ``events``."""
+
+    __tablename__ = "log_leaves"
+
+    idx: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    kind: str = Field(max_length=16)
+    match_id: str = Field(max_length=64, index=True)
+    body: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class LogNodeRow(SQLModel, table=True):
+    """A complete subtree of the log: level k, index i covers leaves [i·2^k, (i+1)·2^k).
+    Written once, when its last leaf arrives; never changed (``verifier.merkle``)."""
+
+    __tablename__ = "log_nodes"
+
+    level: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    idx: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    #: hex of the 32-byte RFC 9162 hash
+    hash: str = Field(max_length=64)
+
+
+class LogCheckpointRow(SQLModel, table=True):
+    """A checkpoint the server signed: one per tree size, so two roots for one size cannot
+    both be stored."""
+
+    __tablename__ = "log_checkpoints"
+
+    size: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    root: str = Field(max_length=64)
+    #: the signed note, as served
+    note: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class LogCosignatureRow(SQLModel, table=True):
+    """A witness's cosignature line (c2sp.org/tlog-cosignature) on a checkpoint, checked
+    against the witness keys the server was told to accept; served with that checkpoint."""
+
+    __tablename__ = "log_cosignatures"
+
+    size: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    name: str = Field(primary_key=True, max_length=200)
+    key_id: str = Field(primary_key=True, max_length=8)
+    #: the signature line as it is appended to the note
+    line: str = Field(sa_column=Column(Text, nullable=False))

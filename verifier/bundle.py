@@ -285,6 +285,8 @@ class Bundle:
     events: list[dict[str, Any]]
     server_key: str
     signature: str
+    #: the transparency log's inclusion proofs, {"genesis"|"seal": tlog-proof text}; optional
+    log: dict[str, str] | None = None
 
     @property
     def genesis(self) -> dict[str, Any]:
@@ -306,7 +308,7 @@ class Bundle:
         fmt = data.get("format")
         if fmt != BUNDLE_FORMAT:
             raise InvalidBundle(f"format: expected {BUNDLE_FORMAT!r}, got {fmt!r}")
-        extra = set(data) - {"format", "events", "signature"}
+        extra = set(data) - {"format", "events", "signature", "log"}
         if extra:
             raise InvalidBundle(f"unexpected top-level field {sorted(extra)[0]!r}")
         events = data.get("events")
@@ -330,11 +332,21 @@ class Bundle:
             raise InvalidBundle('signature: expected {"key": ..., "sig": ...}')
         _pattern("signature.key", signature["key"], _KEY, "'ed25519:' and 64 hex digits")
         _pattern("signature.sig", signature["sig"], _HEX128, "128 hex digits")
-        return cls(events=events, server_key=signature["key"], signature=signature["sig"])
+        log = data.get("log")
+        if log is not None and (not isinstance(log, dict) or not log
+                                or not set(log) <= {"genesis", "seal"}
+                                or not all(isinstance(v, str) and len(v) < 65536
+                                           for v in log.values())):
+            raise InvalidBundle('log: expected {"genesis": <tlog proof>, "seal": <tlog proof>}')
+        return cls(events=events, server_key=signature["key"], signature=signature["sig"],
+                   log=log)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        value: dict[str, Any] = {
             "format": BUNDLE_FORMAT,
             "events": self.events,
             "signature": {"key": self.server_key, "sig": self.signature},
         }
+        if self.log is not None:
+            value["log"] = self.log
+        return value

@@ -3,15 +3,23 @@
 A public key's text form is ``ed25519:<64 hex digits>`` (the raw 32-byte key); that is what
 ``fairdeal keys show`` prints on its last line and what ``fairdeal verify --trusted-key`` takes.
 A key id is the first 16 hex digits of the key's tagged hash.
+
+Verifying needs no native code: with ``cryptography`` missing (the browser, under Pyodide) it
+falls back to the pure-Python ``ed25519`` module, which refuses exactly what OpenSSL refuses.
+Signing (``SigningKey``) is the ledger's side and always uses ``cryptography``; it is imported
+only when a key is made, so ``fairdeal.verifier`` imports without it.
 """
 
 from __future__ import annotations
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+from . import ed25519
 from .hashing import Tag, tagged_hash
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 __all__ = [
     "KEY_PREFIX",
@@ -20,12 +28,11 @@ __all__ = [
     "key_id",
     "parse_public_key",
     "public_key_text",
+    "signature_backend",
     "verify_signature",
 ]
 
 KEY_PREFIX = "ed25519:"
-_RAW = serialization.Encoding.Raw
-_RAW_PUB = serialization.PublicFormat.Raw
 
 
 class InvalidKey(ValueError):
@@ -55,13 +62,51 @@ def key_id(raw: bytes) -> str:
     return tagged_hash(Tag.KEY_ID, raw).hex()[:16]
 
 
-def verify_signature(public_raw: bytes, signature: bytes, message: bytes) -> bool:
-    """True when ``signature`` is ``public_raw``'s Ed25519 signature of ``message``."""
+Verifier = Callable[[bytes, bytes, bytes], bool]
+_verifier: list[Verifier] = []
+
+
+def _openssl_verify() -> Verifier | None:
+    """OpenSSL's Ed25519 through ``cryptography``, or None where it cannot be imported."""
     try:
-        Ed25519PublicKey.from_public_bytes(public_raw).verify(signature, message)
-    except (InvalidSignature, ValueError):
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    except ImportError:
+        return None
+
+    def check(public_raw: bytes, signature: bytes, message: bytes) -> bool:
+        try:
+            Ed25519PublicKey.from_public_bytes(public_raw).verify(signature, message)
+        except (InvalidSignature, ValueError):
+            return False
+        return True
+
+    return check
+
+
+def _pure_verify(public_raw: bytes, signature: bytes, message: bytes) -> bool:
+    try:
+        ed25519.verify(public_raw, signature, message)
+    except ed25519.BadSignature:
         return False
     return True
+
+
+def signature_backend() -> str:
+    """Which Ed25519 verifies here: ``"openssl"`` (cryptography) or ``"pure-python"``."""
+    return "pure-python" if _chosen() is _pure_verify else "openssl"
+
+
+def _chosen() -> Verifier:
+    # chosen once: the import is tried on first use, not when the module loads
+    if not _verifier:
+        _verifier.append(_openssl_verify() or _pure_verify)
+    return _verifier[0]
+
+
+def verify_signature(public_raw: bytes, signature: bytes, message: bytes) -> bool:
+    """True when ``signature`` is ``public_raw``'s Ed25519 signature of ``message``."""
+    return _chosen()(public_raw, signature, message)
 
 
 class SigningKey:
@@ -70,26 +115,38 @@ class SigningKey:
     __slots__ = ("_private", "public_raw")
 
     def __init__(self, private: Ed25519PrivateKey) -> None:
+        from cryptography.hazmat.primitives import serialization
+
         self._private = private
-        self.public_raw = private.public_key().public_bytes(_RAW, _RAW_PUB)
+        self.public_raw = private.public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw)
 
     @classmethod
     def generate(cls) -> SigningKey:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
         return cls(Ed25519PrivateKey.generate())
 
     @classmethod
     def from_seed(cls, seed: bytes) -> SigningKey:
         """A deterministic key from 32 bytes (simulations with --seed, test fixtures)."""
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
         return cls(Ed25519PrivateKey.from_private_bytes(seed))
 
     @classmethod
     def from_pem(cls, pem: bytes) -> SigningKey:
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
         private = serialization.load_pem_private_key(pem, password=None)
         if not isinstance(private, Ed25519PrivateKey):
             raise InvalidKey("the key file does not hold an Ed25519 private key")
         return cls(private)
 
     def to_pem(self) -> bytes:
+        from cryptography.hazmat.primitives import serialization
+
         return self._private.private_bytes(
             serialization.Encoding.PEM,
             serialization.PrivateFormat.PKCS8,

@@ -29,9 +29,12 @@ CHECKS: tuple[tuple[str, str], ...] = (
     ("result", "The declared result is the one the moves produce."),
     ("receipts", "Every receipt the server signed for a player matches the event in this "
                  "bundle: nothing the server accepted was dropped or changed."),
+    ("log", "The match's creation and its seal are in the server's transparency log, under "
+            "a checkpoint it signed."),
 )
-#: checks that run only when their input is given; otherwise they are "skipped"
-OPTIONAL_CHECKS = frozenset({"receipts"})
+#: checks that run only when their input is given (receipts; a bundle's log proofs);
+#: otherwise they are "skipped"
+OPTIONAL_CHECKS = frozenset({"receipts", "log"})
 _TITLES = dict(CHECKS)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from .bundle import Bundle, InvalidBundle
 from .keys import InvalidKey, key_id, parse_public_key, verify_signature
+from .logcheck import check_log
 from .protocol import ZERO_HASH, commitment, event_hash, head_message
 from .receipts import Receipt, check_receipts
 from .replay import MatchReplayer
@@ -50,14 +51,16 @@ class UnknownSeat(ValueError):
 
 def verify_bytes(data: bytes | str, trusted_key: str | None = None,
                  seat_keys: Mapping[str, str] | None = None,
-                 receipts: Sequence[Receipt] | None = None) -> Report:
+                 receipts: Sequence[Receipt] | None = None,
+                 checkpoint: str | None = None) -> Report:
     """Parse and verify a bundle file's bytes. Never raises for bad input: see the report.
 
     ``seat_keys`` pins players' signing keys by seat name or index (``{"A": "ed25519:…"}``):
     the match must show that seat registering exactly that key, so every seed and move it
     signed is provably the player's. ``receipts`` are a player's receipts
-    (verifier.receipts.parse_receipts), checked against the bundle. Raises UnknownSeat for a
-    pin naming a seat the match does not have."""
+    (verifier.receipts.parse_receipts), checked against the bundle. ``checkpoint`` is a
+    signed log checkpoint the user trusts: the bundle's log proofs must be against that very
+    tree. Raises UnknownSeat for a pin naming a seat the match does not have."""
     report = Report()
     try:
         bundle = Bundle.from_bytes(data)
@@ -65,13 +68,14 @@ def verify_bytes(data: bytes | str, trusted_key: str | None = None,
         report.failed(VerificationError("format", str(e)))
         return report
     report.passed("format", f"{len(bundle.events)} events")
-    return verify_bundle(bundle, trusted_key, report, seat_keys, receipts)
+    return verify_bundle(bundle, trusted_key, report, seat_keys, receipts, checkpoint)
 
 
 def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
                   report: Report | None = None,
                   seat_keys: Mapping[str, str] | None = None,
-                  receipts: Sequence[Receipt] | None = None) -> Report:
+                  receipts: Sequence[Receipt] | None = None,
+                  checkpoint: str | None = None) -> Report:
     """Run every check on a parsed bundle and return the report."""
     if report is None:
         report = Report()
@@ -181,6 +185,16 @@ def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
             else:
                 report.skipped("receipts", f"none of the {len(receipts)} receipts is for this "
                                "match")
+
+        # (13) the match's genesis and seal are in the server's transparency log
+        if bundle.log is not None:
+            report.passed("log", check_log(bundle, hashes, public, checkpoint))
+        elif checkpoint is not None:
+            raise VerificationError("log", "a trusted checkpoint was given, but the bundle "
+                                    "carries no log proofs to check against it")
+        else:
+            report.skipped("log", "the bundle carries no log proofs (built offline, or "
+                           "exported before the log)")
     except VerificationError as e:
         report.failed(e)
     except InvalidKey as e:

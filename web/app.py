@@ -9,6 +9,9 @@ Configuration (``create_app(config)`` keys, or the environment):
 - ``FAIRDEAL_LEDGER`` — a ready ``Ledger`` (tests).
 - ``FAIRDEAL_SWEEPER`` — run the timeout sweeper thread in this process (default True).
 - ``FAIRDEAL_SWEEP_INTERVAL`` — seconds between sweeps (default 0.25).
+- env ``FAIRDEAL_LOG_ORIGIN`` — the transparency log's origin (default
+  ``fairdeal.log/<server key id>``); env ``FAIRDEAL_LOG_WITNESSES`` — the witnesses' cosigner
+  keys whose cosignatures the log keeps (docs/ledger.md, "The transparency log").
 
 The ledger is ``app.extensions["fairdeal.ledger"]``; the viewer calls its methods
 (see ``fairdeal.ledger.service.Ledger``).

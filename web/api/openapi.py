@@ -201,11 +201,16 @@ def openapi_document() -> dict[str, Any]:
                                           "type": "string"}}}},
                               **_errors(401, 403, 404, 409)}}},
             "/matches/{match_id}/bundle": {"get": {
-                "summary": "The sealed bundle (409 before the end); a token, if sent, must be "
-                           "a seat's",
-                "parameters": [_MATCH_ID], "security": [{}, {"bearerAuth": []}],
+                "summary": "The sealed bundle (409 before the end), with the tlog proofs of its "
+                           "genesis and seal leaves in 'log'; a token, if sent, must be a seat's",
+                "parameters": [_MATCH_ID, {
+                    "name": "log_size", "in": "query", "required": False,
+                    "schema": {"type": "integer", "minimum": 0},
+                    "description": "Prove against the checkpoint signed at this tree size "
+                                   "(default: the latest)"}],
+                "security": [{}, {"bearerAuth": []}],
                 "responses": {"200": _json({"type": "object"}, "The bundle file"),
-                              **_errors(401, 403, 404, 409)}}},
+                              **_errors(400, 401, 403, 404, 409)}}},
             "/bundles": {"post": {
                 "summary": "Import a bundle: verified first, stored read-only if it passes",
                 "requestBody": {"required": True,
@@ -219,8 +224,74 @@ def openapi_document() -> dict[str, Any]:
             "/keys": {"get": {
                 "summary": "The server's public keys (ed25519:<hex>)",
                 "responses": {"200": _json({"type": "object"}, "Keys")}}},
+            **_log_paths(),
             "/openapi.json": {"get": {
                 "summary": "This document",
                 "responses": {"200": _json({"type": "object"}, "OpenAPI 3.1")}}},
         },
+    }
+
+
+def _count(name: str, description: str, required: bool) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": required, "description": description,
+            "schema": {"type": "integer", "minimum": 0}}
+
+
+_B64_HASHES = {"type": "array", "items": {"type": "string", "contentEncoding": "base64"}}
+
+
+def _log_paths() -> dict[str, Any]:
+    """The transparency log's endpoints (docs/ledger.md, "The transparency log")."""
+    return {
+        "/log/checkpoint": {"get": {
+            "summary": "The latest signed checkpoint (C2SP tlog-checkpoint: origin, tree size, "
+                       "base64 root hash, then the Ed25519 signed-note signature and the "
+                       "witnesses' cosignatures)",
+            "parameters": [_count("size", "A checkpoint signed earlier, by its tree size",
+                                  False)],
+            "responses": {"200": {"description": "The checkpoint note",
+                                  "content": {"text/plain": {"schema": {"type": "string"}}}},
+                          **_errors(400)}}},
+        "/log/cosignature": {"post": {
+            "summary": "A witness hands in its cosignature (C2SP tlog-cosignature) of one of "
+                       "the log's checkpoints; kept when the server accepts that witness",
+            "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                "type": "object", "required": ["checkpoint"], "additionalProperties": False,
+                "properties": {"checkpoint": {"type": "string"}}}}}},
+            "responses": {"200": _json({"type": "object"}, "Known already"),
+                          "201": _json({"type": "object", "properties": {
+                              "added": {"type": "integer"}}}, "Kept"), **_errors(400)}}},
+        "/log/proof/inclusion": {"get": {
+            "summary": "An RFC 9162 inclusion proof of one leaf, named by index or by match",
+            "parameters": [
+                _count("index", "The leaf's index (or give match and kind)", False),
+                {"name": "match", "in": "query", "required": False,
+                 "schema": {"type": "string"}, "description": "A match id"},
+                {"name": "kind", "in": "query", "required": False,
+                 "schema": {"enum": ["genesis", "seal"], "default": "seal"}},
+                _count("size", "The tree size (default: the latest checkpoint's)", False)],
+            "responses": {"200": _json({"type": "object", "required": [
+                "index", "size", "leaf", "leaf_hash", "hashes"], "properties": {
+                "index": {"type": "integer"}, "size": {"type": "integer"},
+                "leaf": {"type": "string"}, "leaf_hash": {"type": "string"},
+                "hashes": _B64_HASHES, "checkpoint": {"type": ["string", "null"]},
+                "proof": {"type": ["string", "null"],
+                          "description": "c2sp.org/tlog-proof text"}}}, "The proof"),
+                **_errors(400)}}},
+        "/log/proof/consistency": {"get": {
+            "summary": "An RFC 9162 consistency proof from tree size old to tree size new",
+            "parameters": [_count("old", "The smaller tree size", True),
+                           _count("new", "The larger tree size", True)],
+            "responses": {"200": _json({"type": "object", "required": ["old", "new", "hashes"],
+                                        "properties": {"old": {"type": "integer"},
+                                                       "new": {"type": "integer"},
+                                                       "hashes": _B64_HASHES}}, "The proof"),
+                          **_errors(400)}}},
+        "/log/leaves": {"get": {
+            "summary": "The log's leaves in order (their bytes: docs/SPEC.md)",
+            "parameters": [{"name": "after", "in": "query", "required": False,
+                            "schema": {"type": "integer", "default": -1}},
+                           {"name": "limit", "in": "query", "required": False,
+                            "schema": {"type": "integer", "minimum": 1, "maximum": 10000}}],
+            "responses": {"200": _json({"type": "object"}, "Leaves"), **_errors(400)}}},
     }

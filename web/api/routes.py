@@ -162,7 +162,14 @@ def board(match_id: str) -> Response:
 @bp.get("/matches/<match_id>/bundle")
 def bundle(match_id: str) -> Response:
     _public_read(match_id)
-    data = ledger().bundle(match_id)
+    text = request.args.get("log_size")
+    log_size = None
+    if text is not None:
+        if not text.isdigit() or len(text) > 19:
+            raise BadRequest(f"query parameter 'log_size' must be a decimal tree size, got "
+                             f"{text[:40]!r}", code="invalid-query")
+        log_size = int(text)
+    data = ledger().bundle(match_id, log_size)
     response = Response(data, mimetype="application/json")
     response.headers["Content-Disposition"] = f'attachment; filename="{match_id}.json"'
     return response

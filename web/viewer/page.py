@@ -8,6 +8,7 @@ from typing import Any
 from flask import current_app, render_template, request, url_for
 from markupsafe import Markup, escape
 
+from .browser import browser_verifier
 from .loading import ledger
 from .matches import LoadedMatch, check_rows
 from .present import (
@@ -108,6 +109,16 @@ def _deal_influence(facts: Any) -> str | None:
     return None
 
 
+def _browser_bundle_url(match: LoadedMatch, base: str) -> str | None:
+    """Where the browser fetches the bytes it verifies: the API's bundle (exactly the file
+    `fairdeal verify` reads) when this app serves the API, else the page's own download."""
+    if match.bundle_bytes is None:
+        return None
+    if not match.key.startswith("u-") and "api" in current_app.blueprints:
+        return url_for("api.bundle", match_id=match.match_id)
+    return f"{base}/bundle.json"
+
+
 def page_context(match: LoadedMatch) -> dict[str, Any]:
     """Everything match.html and embed.html show, for the step and perspective asked for."""
     genesis = match.genesis or {}
@@ -163,9 +174,14 @@ def page_context(match: LoadedMatch) -> dict[str, Any]:
         "view_query": view_query,
         "speeds": AUTOPLAY_SPEEDS,
         "bundle_url": f"{base}/bundle.json" if match.bundle_bytes is not None else None,
+        "browser": browser_verifier(),
+        "browser_bundle_url": _browser_bundle_url(match, base),
         "embed_url": None if match.key.startswith("u-") else request.url_root.rstrip("/") + url_for(
             "viewer.embed", match_id=match.match_id) + f"?step={context['number']}",
         "file_name": f"{match.match_id or 'bundle'}.json",
+        "gif_url": (request.url_root.rstrip("/") + f"/m/{match.match_id}.gif"
+                    if not match.live and not match.key.startswith("u-") and match.steps
+                    else None),
         # the board at this step, for link previews; uploads are not kept, so they have none
         "og_image": None if match.key.startswith("u-") or not match.match_id else
         request.url_root.rstrip("/") + url_for("viewer.match_preview", match_id=match.match_id,

@@ -20,6 +20,7 @@ from .loading import (
     load_upload,
     preview_cache,
 )
+from .logpanel import match_log, recent_leaves
 from .matches import LoadedMatch
 from .page import int_arg, page_context, perspective, step_context
 from .present import badges, date_words, game_title, is_simulated, result_words
@@ -83,9 +84,18 @@ def home() -> Any:
 
 @bp.route("/m/<match_id>")
 def match_page(match_id: str) -> Any:
-    """The match at step N, the event list, the stepper and the verification panel."""
+    """The match at step N, the event list, the stepper, the verification panel and the
+    match's place in the transparency log."""
     match = load_stored(match_id)
-    return render_template("viewer/match.html", **page_context(match))
+    return render_template("viewer/match.html", **page_context(match),
+                           log_panel=match_log(ledger().ledger, match.match_id))
+
+
+@bp.route("/log")
+def log_page() -> Any:
+    """The transparency log: the latest checkpoint, the tree size, the newest leaves."""
+    panel, leaves = recent_leaves(ledger().ledger)
+    return render_template("viewer/log.html", panel=panel, leaves=leaves)
 
 
 @bp.route("/u/<key>")

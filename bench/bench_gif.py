@@ -1,0 +1,43 @@
+"""Benchmark: an animated replay of a long match — its size and the time to draw it.
+
+The match is bench_browser_verify's 300-event two-tower duel; the anchor is drawing the
+steps' SVG alone (render_svg), in the same run, since the machine may be loaded.
+
+    python bench/bench_gif.py
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from fairdeal.web.viewer.animation import WIDTH, match_gif
+from fairdeal.web.viewer.matches import load_bundle
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_browser_verify import long_match  # noqa: E402
+
+
+def main() -> None:
+    match = load_bundle(long_match(300))
+    steps = match.last_step + 1
+    t0 = time.perf_counter()
+    for number in range(steps):
+        match.game.render_svg(match.steps[number].state, None)
+    svg_seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    data = match_gif(match, 0, match.last_step)
+    gif_seconds = time.perf_counter() - t0
+    print(f"match: {len(match.events)} events, {steps} steps (load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    print(f"GIF: {WIDTH} px wide, {steps} frames, {len(data) / 1024:.0f} kB "
+          f"({len(data) / steps / 1024:.1f} kB a frame)")
+    print(f"drawn in {gif_seconds:.1f} s ({gif_seconds / steps * 1000:.0f} ms a frame); "
+          f"anchor render_svg alone {svg_seconds / steps * 1000:.1f} ms a step "
+          f"(ratio {gif_seconds / svg_seconds:.0f}x)")
+
+
+if __name__ == "__main__":
+    main()

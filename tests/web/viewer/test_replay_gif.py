@@ -1,0 +1,77 @@
+"""/m/<id>.gif: the match's replay as a GIF, cached, offered in the share box."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from PIL import Image
+
+from fairdeal.web.viewer.animation import WIDTH, StepRangeError, parse_steps
+
+
+def _id(bundle: dict[str, Any]) -> str:
+    return str(bundle["events"][0]["match_id"])
+
+
+def test_step_ranges() -> None:
+    assert parse_steps("4", 9) == (4, 4)
+    assert parse_steps(" 2 : 3 ", 9) == (2, 3)
+    for bad, words in [("a:b", "looks like A:B"), ("3:1", "outside"), ("0:10", "0 to 9"),
+                       ("-1:2", "outside"), ("1:2:3", "looks like")]:
+        try:
+            parse_steps(bad, 9)
+        except StepRangeError as e:
+            assert words in str(e), bad
+        else:
+            raise AssertionError(f"{bad!r} was accepted")
+    try:
+        parse_steps(None, -1)
+    except StepRangeError as e:
+        assert "no steps" in str(e)
+    else:
+        raise AssertionError("an empty match was animated")
+
+
+def test_the_gif_of_a_stored_match(client: Any, app: Any, arcomage_bundles: Any) -> None:
+    match_id = _id(arcomage_bundles[0])
+    response = client.get(f"/m/{match_id}.gif?steps=0:4")
+    assert response.status_code == 200 and response.mimetype == "image/gif"
+    assert "max-age" in response.headers["Cache-Control"]
+    image = Image.open(io.BytesIO(response.data))
+    assert image.n_frames == 5 and image.size[0] == WIDTH
+    # cached: asking again draws nothing new
+    cache = app.extensions["fairdeal.viewer.gifs"]
+    assert len(cache._items) == 1
+    assert client.get(f"/m/{match_id}.gif?steps=0:4").data == response.data
+    assert len(cache._items) == 1
+    seat = client.get(f"/m/{match_id}.gif?steps=0:4&view=a")
+    assert seat.status_code == 200 and seat.data != response.data
+
+
+def test_gif_errors_say_why(client: Any, store: Any, arcomage_bundles: Any,
+                           helpers: Any) -> None:
+    match_id = _id(arcomage_bundles[0])
+    bad = client.get(f"/m/{match_id}.gif?steps=9:1")
+    assert bad.status_code == 400 and b"outside this match's steps" in bad.data
+    assert client.get("/m/no-such-match.gif").status_code == 404
+    live = helpers.simulate("arcomage", 1, seed="gif-live")[0]
+    store.add_live(live["events"][:6])
+    missing = client.get(f"/m/{_id(live)}.gif")
+    assert missing.status_code == 404 and "drawn once the match is sealed" in \
+        missing.get_data(as_text=True)
+
+
+def test_the_share_box_offers_the_gif_beside_the_link_and_the_embed(
+        client: Any, arcomage_bundles: Any, helpers: Any) -> None:
+    match_id = _id(arcomage_bundles[0])
+    page = client.get(f"/m/{match_id}?step=3").get_data(as_text=True)
+    assert 'id="copy-link"' in page and 'id="embed-code"' in page
+    assert f'<code id="gif-url">http://localhost/m/{match_id}.gif</code>' in page
+    assert f'download="{match_id}.gif"' in page
+    seat = client.get(f"/m/{match_id}?step=3&view=a").get_data(as_text=True)
+    assert f'href="http://localhost/m/{match_id}.gif?view=a"' in seat
+    # an uploaded file is not stored: it has no lasting address to share
+    upload = client.post("/upload", data={"pasted": helpers.bundle_bytes(
+        helpers.simulate("arcomage", 1, seed="gif-upload")[0]).decode()})
+    assert 'id="gif-url"' not in client.get(upload.location).get_data(as_text=True)

@@ -1,0 +1,127 @@
+"""The bundle's "log" check: the match is in the server's transparency log.
+
+A bundle may carry ``log``: the tlog proofs (c2sp.org/tlog-proof) of its genesis leaf and its
+seal leaf. Checking them, offline (docs/SPEC.md, "The transparency log"):
+
+1. each proof's checkpoint is a signed note whose origin line names the log, signed under
+   that name by the key that sealed the bundle (the same server key);
+2. both proofs are against one checkpoint;
+3. the leaves are rebuilt from the bundle's own events, and each inclusion proof leads from
+   its leaf hash to the checkpoint's root;
+4. with a checkpoint the user trusts: same origin, signed by the same key, and either the
+   very same tree (size and root) as the proofs' checkpoint, or the proofs are against it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .bundle import Bundle
+from .checkpoint import Checkpoint, CheckpointError, TlogProof
+from .keys import key_id
+from .logleaf import genesis_leaf, seal_leaf
+from .merkle import ProofError, leaf_hash, verify_consistency, verify_inclusion
+from .note import ED25519, NoteError, VerifierKey, verify_note
+from .report import VerificationError
+
+__all__ = ["LogForked", "check_growth", "check_log", "log_verifier_key", "read_checkpoint"]
+
+
+def log_verifier_key(origin: str, server_public: bytes) -> VerifierKey:
+    """The note verifier of a log named ``origin`` run by the server with this key."""
+    return VerifierKey(origin, ED25519, server_public)
+
+
+def read_checkpoint(note_text: str, server_public: bytes,
+                    origin: str | None = None) -> Checkpoint:
+    """A signed checkpoint, its signature by ``server_public`` under its origin checked (and
+    the origin, when given). Raises VerificationError("log")."""
+    try:
+        checkpoint, note = Checkpoint.from_note(note_text)
+        if origin is not None and checkpoint.origin != origin:
+            raise VerificationError("log", f"the checkpoint is of log {checkpoint.origin!r}, "
+                                    f"not {origin!r}")
+        verify_note(note, [log_verifier_key(checkpoint.origin, server_public)])
+    except (CheckpointError, NoteError) as e:
+        raise VerificationError("log", f"checkpoint: {e}") from None
+    return checkpoint
+
+
+def check_log(bundle: Bundle, hashes: list[str], server_public: bytes,
+              trusted: str | None = None) -> str:
+    """Check the bundle's log proofs; return the detail line for the report.
+
+    ``hashes`` are the bundle's event hashes (from the chain check); ``trusted`` is the text of
+    a checkpoint the user already trusts. Raises VerificationError("log").
+    """
+    assert bundle.log is not None
+    last = len(bundle.events) - 1
+    leaves = {"genesis": genesis_leaf(bundle.genesis),
+              "seal": seal_leaf(bundle.match_id, last, hashes[-1])}
+    missing = [kind for kind in leaves if kind not in bundle.log]
+    if missing:
+        raise VerificationError("log", f"the bundle carries no inclusion proof of its "
+                                f"{missing[0]} leaf")
+    # (1), (2) one checkpoint, signed by the key that sealed the match
+    proofs = {}
+    for kind in leaves:
+        try:
+            proofs[kind] = TlogProof.from_text(bundle.log[kind])
+        except CheckpointError as e:
+            raise VerificationError("log", f"the {kind} proof: {e}") from None
+    notes = {proof.note for proof in proofs.values()}
+    if len(notes) != 1:
+        raise VerificationError("log", "the genesis and seal proofs are against different "
+                                "checkpoints")
+    checkpoint = read_checkpoint(notes.pop(), server_public)
+    # (3) each leaf, rebuilt from the events, is in the tree
+    for kind, proof in proofs.items():
+        try:
+            verify_inclusion(leaf_hash(leaves[kind]), proof.index, checkpoint.size,
+                             proof.hashes, checkpoint.root)
+        except ProofError as e:
+            raise VerificationError("log", f"the {kind} leaf (index {proof.index}) is not in "
+                                    f"the checkpointed tree: {e}") from None
+    if proofs["genesis"].index >= proofs["seal"].index:
+        raise VerificationError("log", "the seal leaf comes before the genesis leaf")
+    detail = (f"genesis leaf {proofs['genesis'].index} and seal leaf {proofs['seal'].index} "
+              f"in {checkpoint.describe()}, signed by key {key_id(server_public)}")
+    # (4) against the checkpoint the user trusts
+    if trusted is not None:
+        mine = read_checkpoint(trusted, server_public, checkpoint.origin)
+        if mine.size != checkpoint.size:
+            raise VerificationError(
+                "log", f"the bundle's proofs are against tree size {checkpoint.size}, the "
+                f"trusted checkpoint has size {mine.size}: re-export the bundle against it "
+                f"(fairdeal export {bundle.match_id} --log-size {mine.size}, or GET "
+                f"/api/v1/matches/{bundle.match_id}/bundle?log_size={mine.size}) or check it "
+                "online with `fairdeal log monitor`")
+        if mine.root != checkpoint.root:
+            raise VerificationError(
+                "log", f"the log forked: the trusted checkpoint ({mine.describe()}) and the "
+                f"bundle's ({checkpoint.describe()}) have one size and different roots")
+        detail += "; the trusted checkpoint is the same tree"
+    return detail
+
+
+class LogForked(ValueError):
+    """Two checkpoints of one log that no append-only log could have signed both of."""
+
+
+def check_growth(old: Checkpoint, new: Checkpoint, proof: Sequence[bytes]) -> None:
+    """Check that ``new`` extends ``old`` (``proof``: the consistency proof between their
+    sizes). Raises LogForked naming both checkpoints."""
+    if old.origin != new.origin:
+        raise LogForked(f"a different log: {old.describe()} was seen before, now "
+                        f"{new.describe()}")
+    if new.size < old.size:
+        raise LogForked(f"the log shrank: it showed {old.describe()} before and now shows "
+                        f"{new.describe()}")
+    if new.size == old.size and new.root != old.root:
+        raise LogForked(f"the log forked: {old.describe()} and {new.describe()} have one size "
+                        "and different roots")
+    try:
+        verify_consistency(old.size, new.size, old.root, new.root, proof)
+    except ProofError as e:
+        raise LogForked(f"the log forked: {new.describe()} does not extend {old.describe()} "
+                        f"({e})") from None

@@ -1,0 +1,138 @@
+"""Animated replays: one GIF frame a step, drawn by the game's own ``render_svg`` and
+rasterised with resvg; sized for a chat message.
+
+Each frame is the step's drawing (from a seat's view, or the spectator's with everything
+revealed, as the match page shows it) over a strip naming the step and what happened. Frames
+are 480 px wide — what chat apps show inline without a click — and share one palette, so
+Pillow stores only what changed from the frame before: a two-tower duel costs about 8 kB a
+step, a 300-step match about 2.5 MB (docs/browser.md has the measured figures).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+import resvg_py
+from PIL import Image
+
+from .matches import LoadedMatch
+
+__all__ = ["FRAME_MS", "LAST_FRAME_MS", "WIDTH", "StepRangeError", "frame_ms", "match_gif",
+           "parse_steps"]
+
+#: frame width in pixels; the height follows each game's drawing
+WIDTH = 480
+#: how long a step stays on screen, and the final one (so the result can be read); a long
+#: match steps faster, down to MIN_FRAME_MS, so the clip stays near CLIP_MS
+FRAME_MS = 900
+MIN_FRAME_MS = 200
+LAST_FRAME_MS = 3000
+CLIP_MS = 60_000
+#: the strip under the drawing, in the drawing's own units per 480 px of width
+_STRIP = 34
+_CAPTION_CHARS = 64
+#: fonts to hand resvg directly (loading every system font costs more than a frame)
+_FONT_FILES = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+               "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
+_SIZE = re.compile(r'<svg[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"')
+
+
+class StepRangeError(ValueError):
+    """A step range that is not ``A:B`` within the match's steps."""
+
+
+def parse_steps(text: str | None, last: int) -> tuple[int, int]:
+    """The first and last step of ``A:B`` (either side may be left out; ``N`` is one step).
+
+    >>> parse_steps("3:5", 10), parse_steps(":4", 10), parse_steps("7:", 10), parse_steps(None, 10)
+    ((3, 5), (0, 4), (7, 10), (0, 10))
+    """
+    if last < 0:
+        raise StepRangeError("this match has no steps to animate")
+    if text is None or not text.strip():
+        return 0, last
+    first_text, colon, last_text = text.strip().partition(":")
+    try:
+        first = int(first_text) if first_text.strip() else 0
+        final = (int(last_text) if last_text.strip() else last) if colon else first
+    except ValueError:
+        raise StepRangeError(f"a step range looks like A:B (e.g. 0:20 or 10:), got "
+                             f"{text!r}") from None
+    if not 0 <= first <= final <= last:
+        raise StepRangeError(f"step range {text!r} is outside this match's steps 0 to {last}")
+    return first, final
+
+
+def frame_ms(frames: int) -> int:
+    """How long each frame but the last is shown: a minute's clip at most, where it can.
+
+    >>> frame_ms(17), frame_ms(100), frame_ms(323)
+    (900, 600, 200)
+    """
+    return max(MIN_FRAME_MS, min(FRAME_MS, CLIP_MS // max(1, frames - 1) // 10 * 10))
+
+
+def _frame_svg(drawing: str, number: int, last: int, caption: str) -> str:
+    """The game's drawing with a strip beneath it: the step number and what happened."""
+    size = _SIZE.search(drawing)
+    width, height = (float(size.group(1)), float(size.group(2))) if size else (800.0, 600.0)
+    strip = _STRIP * width / WIDTH
+    if len(caption) > _CAPTION_CHARS:
+        caption = caption[: _CAPTION_CHARS - 1] + "…"
+    font = 13 * width / WIDTH
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}" '
+            f'height="{height + strip:g}" viewBox="0 0 {width:g} {height + strip:g}" '
+            'font-family="DejaVu Sans, sans-serif">'
+            f'<rect width="{width:g}" height="{height + strip:g}" fill="#1f3a5f"/>'
+            f'{drawing}'
+            f'<text x="{8 * width / WIDTH:g}" y="{height + strip * 0.66:g}" font-size="{font:g}" '
+            f'fill="#ffffff"><tspan font-weight="bold">{number}/{last}</tspan> '
+            f'{escape(caption)}</text>'
+            f'<text x="{width - 8 * width / WIDTH:g}" y="{height + strip * 0.66:g}" '
+            f'font-size="{font:g}" fill="#c9d6e8" text-anchor="end">fairdeal</text></svg>')
+
+
+def _rasterise(svg: str) -> bytes:
+    fonts = [path for path in _FONT_FILES if Path(path).is_file()]
+    if fonts:
+        png = resvg_py.svg_to_bytes(svg_string=svg, width=WIDTH, skip_system_fonts=True,
+                                    font_files=fonts, font_family="DejaVu Sans",
+                                    sans_serif_family="DejaVu Sans")
+    else:  # no DejaVu here: resvg finds what the system has
+        png = resvg_py.svg_to_bytes(svg_string=svg, width=WIDTH)
+    return bytes(png)
+
+
+def _encode(pngs: Sequence[bytes]) -> bytes:
+    """One GIF from PNG frames: one palette for all, so only the changes are stored."""
+    frames = [Image.open(io.BytesIO(png)).convert("RGB") for png in pngs]
+    # the palette comes from a few frames spread over the match, stacked into one picture
+    picks = frames[:: max(1, len(frames) // 6)][:7] + [frames[-1]]
+    sample = Image.new("RGB", (frames[0].width, sum(frame.height for frame in picks)))
+    top = 0
+    for frame in picks:
+        sample.paste(frame, (0, top))
+        top += frame.height
+    palette = sample.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
+    indexed = [frame.quantize(palette=palette, dither=Image.Dither.NONE) for frame in frames]
+    out = io.BytesIO()
+    durations = [frame_ms(len(indexed))] * (len(indexed) - 1) + [LAST_FRAME_MS]
+    indexed[0].save(out, "GIF", save_all=True, append_images=indexed[1:], duration=durations,
+                    loop=0, optimize=True)
+    return out.getvalue()
+
+
+def match_gif(match: LoadedMatch, first: int, last: int, seat: int | None = None) -> bytes:
+    """Steps ``first`` to ``last`` of a loaded match as an animated GIF (its bytes)."""
+    if match.game is None or not match.steps:
+        raise StepRangeError("this match has no steps to animate")
+    pngs = []
+    for number in range(first, last + 1):
+        step = match.steps[number]
+        pngs.append(_rasterise(_frame_svg(match.svg(number, seat), number, match.last_step,
+                                          step.caption)))
+    return _encode(pngs)
