@@ -334,3 +334,5 @@ def main() -> None:  # pragma: no cover - console entry point
 
 # the commands of other modules: gif; log monitor and log witness; serve, matches, export, ...
 from . import gif, log, service  # noqa: E402,F401
+from .audit import audit as _audit  # noqa: E402,F401  (fairdeal audit)
+from .dispute import dispute as _dispute  # noqa: E402,F401  (fairdeal dispute)

@@ -5,13 +5,14 @@ of moves, the public events, the sealed bundles, and the import of bundles from 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from fairdeal.games import RulesError
 from fairdeal.verifier.bundle import Bundle
 from fairdeal.verifier.canonical import canonical_bytes
 from fairdeal.verifier.keys import key_id, parse_public_key
+from fairdeal.verifier.logleaf import seat_counts as log_seat_counts
 from fairdeal.verifier.protocol import BUNDLE_FORMAT
 from fairdeal.verifier.record import MatchRecorder
 from fairdeal.verifier.replay import MatchReplayer
@@ -262,6 +263,26 @@ class ReadSide(Deadlines):
             raise NotEnded(f"match {match_id} is not over: its bundle is sealed at the end, "
                            "after the reveal")
         return data
+
+    def sealed_bundles(self, page: int = 200) -> Iterator[tuple[str, bytes]]:
+        """Every sealed match's id and bundle, oldest first, read ``page`` rows at a time."""
+        for row in self._pages(page, ("ended", "imported")):
+            if row["seal_sig"] is not None:
+                data = self.bundle_bytes(row["id"])
+                if data is not None:
+                    yield row["id"], data
+
+    def seat_counts(self) -> dict[str, tuple[int, int]]:
+        """Per player name: matches created with them, and of those never sealed — counted
+        from the transparency log, where every match is a leaf from its creation on (imported
+        matches are not this server's and are not counted)."""
+        return log_seat_counts(leaf for _, leaf in self.log.every_leaf())
+
+    def _pages(self, page: int, status: Sequence[str] | None) -> Iterator[dict[str, Any]]:
+        after: tuple[int, str] | None = None
+        while rows := self.store.matches_after(after, page, status):
+            yield from rows
+            after = (rows[-1]["created_ms"], rows[-1]["id"])
 
     def import_bundle(self, data: bytes) -> tuple[str | None, Report]:
         """Verify a bundle from elsewhere and store it read-only when it passes.

@@ -37,6 +37,7 @@ from sqlalchemy import (
     insert,
     select,
     text,
+    tuple_,
     update,
 )
 from sqlalchemy.exc import DisconnectionError, IntegrityError, OperationalError
@@ -458,10 +459,25 @@ class EventStore:
         with self.engine.connect() as conn:
             return [dict(row) for row in conn.execute(query).mappings()]
 
-    def count_matches(self, game: str | None = None) -> int:
+    def matches_after(self, after: tuple[int, str] | None, limit: int,
+                      status: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """Match rows oldest first, from just after ``(created_ms, id)``: a keyset page, so a
+        long read is not shifted by matches created while it runs."""
+        query = select(_MATCHES).order_by(_MATCHES.c.created_ms, _MATCHES.c.id)
+        if after is not None:
+            query = query.where(tuple_(_MATCHES.c.created_ms, _MATCHES.c.id) > after)
+        if status is not None:
+            query = query.where(_MATCHES.c.status.in_(list(status)))
+        with self.engine.connect() as conn:
+            return [dict(row) for row in conn.execute(query.limit(limit)).mappings()]
+
+    def count_matches(self, game: str | None = None,
+                      status: Iterable[str] | None = None) -> int:
         query = select(func.count()).select_from(_MATCHES)
         if game is not None:
             query = query.where(_MATCHES.c.game == game)
+        if status is not None:
+            query = query.where(_MATCHES.c.status.in_(list(status)))
         with self.engine.connect() as conn:
             return int(conn.execute(query).scalar() or 0)
 

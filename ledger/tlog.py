@@ -19,7 +19,7 @@ were edited behind its back.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, and_, func, insert, or_, select, text
@@ -353,14 +353,17 @@ class TransparencyLog:
             return [(int(idx), LogLeaf.parse(body.encode("utf-8")))
                     for idx, body in conn.execute(query)]
 
+    def every_leaf(self, page: int = 10_000) -> Iterator[tuple[int, LogLeaf]]:
+        """Every leaf in log order, read in pages."""
+        after = -1
+        while rows := self.leaves(after, page):
+            yield from rows
+            after = rows[-1][0]
+
     def unsealed(self) -> list[tuple[int, LogLeaf]]:
         """The genesis leaves with no seal leaf: matches created and never finished (the
         audit counts them per player). Reads the whole log, in pages."""
-        every: list[tuple[int, LogLeaf]] = []
-        after = -1
-        while page := self.leaves(after, 10_000):
-            every.extend(page)
-            after = page[-1][0]
+        every = list(self.every_leaf())
         still_open = {leaf.match_id for leaf in unsealed(leaf for _, leaf in every)}
         return [(index, leaf) for index, leaf in every
                 if leaf.kind == "genesis" and leaf.match_id in still_open]

@@ -7,7 +7,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-BARE = ("games", "verifier", "ledger", "web", "cli")
+BARE = ("games", "verifier", "ledger", "web", "cli", "audit")
 
 
 def test_no_bare_top_level_module_is_imported() -> None:
@@ -15,7 +15,7 @@ def test_no_bare_top_level_module_is_imported() -> None:
         "import sys, importlib\n"
         "for name in ('fairdeal.games', 'fairdeal.verifier.verify', 'fairdeal.ledger.simulate',"
         " 'fairdeal.cli.main', 'fairdeal.web.viewer', 'fairdeal.games.arcomage',"
-        " 'fairdeal.games.toybattle'):\n"
+        " 'fairdeal.games.toybattle', 'fairdeal.audit.html'):\n"
         "    importlib.import_module(name)\n"
         f"print(sorted(set(sys.modules) & set({BARE!r})))\n"
     )
@@ -36,6 +36,22 @@ def test_games_and_verifier_do_not_import_the_service_layers() -> None:
     code = (
         "import sys\n"
         "import fairdeal.verifier.verify, fairdeal.games.arcomage, fairdeal.games.toybattle\n"
+        "import fairdeal.verifier.dispute, fairdeal.verifier.dispute_html\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('flask', 'sqlmodel', 'sqlalchemy',"
+        " 'scipy', 'matplotlib', 'dask', 'distributed')"
+        " or m.startswith(('fairdeal.ledger', 'fairdeal.web', 'fairdeal.cli', 'fairdeal.audit'))]\n"
+        "print(bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_audit_imports_games_and_verifier_only() -> None:
+    code = (
+        "import sys\n"
+        "import fairdeal.audit, fairdeal.audit.html, fairdeal.audit.report\n"
+        "import fairdeal.audit.planted\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('flask', 'sqlmodel', 'sqlalchemy')"
         " or m.startswith(('fairdeal.ledger', 'fairdeal.web', 'fairdeal.cli'))]\n"
         "print(bad)\n"

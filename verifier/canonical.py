@@ -19,25 +19,52 @@ _encoder = json.JSONEncoder(
 )
 
 
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"{type(value).__name__} is not a JSON value")
+
+
+# The same C encoder JSONEncoder.encode builds on every call (with the settings above), built
+# once: hashing every event of every match pays that set-up each time otherwise. No circular
+# check (markers None): the values hashed are trees parsed from JSON or built by the protocol.
+_c_make_encoder: Any = getattr(json.encoder, "c_make_encoder", None)
+_c_encode: Any = (
+    _c_make_encoder(None, _refuse, json.encoder.encode_basestring, None, ":", ",", True, False,
+                    False)
+    if _c_make_encoder is not None else None
+)
+
+
+def _encode(value: Any) -> str:
+    if _c_encode is None or isinstance(value, str):
+        return _encoder.encode(value)
+    return "".join(_c_encode(value, 0))
+
+
 class CanonicalError(ValueError):
     """A value that has no canonical JSON form (a float, a non-string key, ...)."""
 
 
+_SCALARS = (bool, int, str)
+
+
 def check_canonical(value: Any, where: str = "$") -> None:
     """Raise CanonicalError naming the first value that canonical JSON does not allow."""
-    if value is None or isinstance(value, (bool, int, str)):
+    # scalars are checked in place: only a nested value pays for naming where it sits
+    if value is None or isinstance(value, _SCALARS):
         return
     if isinstance(value, float):
         raise CanonicalError(f"{where}: floats are not allowed in canonical JSON ({value!r})")
     if isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
-            check_canonical(item, f"{where}[{index}]")
+            if item is not None and not isinstance(item, _SCALARS):
+                check_canonical(item, f"{where}[{index}]")
         return
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise CanonicalError(f"{where}: object key {key!r} is not a string")
-            check_canonical(item, f"{where}.{key}")
+            if item is not None and not isinstance(item, _SCALARS):
+                check_canonical(item, f"{where}.{key}")
         return
     raise CanonicalError(f"{where}: {type(value).__name__} is not a JSON value")
 
@@ -45,10 +72,10 @@ def check_canonical(value: Any, where: str = "$") -> None:
 def canonical_bytes(value: Any) -> bytes:
     """The canonical UTF-8 bytes of ``value``; raise CanonicalError if it has none."""
     check_canonical(value)
-    return _encoder.encode(value).encode("utf-8")
+    return _encode(value).encode("utf-8")
 
 
 def canonical_bytes_trusted(value: Any) -> bytes:
     """Canonical bytes of a value already known to hold only JSON types without floats
     (what ``bundle.parse_json`` returns): the check is skipped on this hot path."""
-    return _encoder.encode(value).encode("utf-8")
+    return _encode(value).encode("utf-8")

@@ -21,7 +21,8 @@ from typing import Any
 from .canonical import canonical_bytes
 from .protocol import event_hash
 
-__all__ = ["LEAF_FORMAT", "LeafError", "LogLeaf", "genesis_leaf", "seal_leaf", "unsealed"]
+__all__ = ["LEAF_FORMAT", "LeafError", "LogLeaf", "genesis_leaf", "seal_leaf", "seat_counts",
+           "unsealed"]
 
 LEAF_FORMAT = "fairdeal.log/1"
 KINDS = ("genesis", "seal")
@@ -87,3 +88,24 @@ def unsealed(leaves: Iterable[LogLeaf]) -> list[LogLeaf]:
         else:
             sealed.add(leaf.match_id)
     return [leaf for match_id, leaf in geneses.items() if match_id not in sealed]
+
+
+def seat_counts(leaves: Iterable[LogLeaf]) -> dict[str, tuple[int, int]]:
+    """Per player name, from the log alone: how many matches it was seated in, and how many of
+    those were never sealed. What the audit's "unsealed" test counts: a server that abandons
+    the matches whose deal does not suit a favoured player cannot hide them, since every match
+    is logged when it is created."""
+    seats: dict[str, tuple[str, ...]] = {}
+    sealed: set[str] = set()
+    for leaf in leaves:
+        if leaf.kind == "genesis":
+            seats.setdefault(leaf.match_id, leaf.seats)
+        else:
+            sealed.add(leaf.match_id)
+    counts: dict[str, list[int]] = {}
+    for match_id, names in seats.items():
+        for name in names:
+            entry = counts.setdefault(name, [0, 0])
+            entry[0] += 1
+            entry[1] += match_id not in sealed
+    return {name: (created, open_) for name, (created, open_) in counts.items()}

@@ -72,10 +72,24 @@ class RandomStream:
                 return x % n
 
     def shuffle(self, items: MutableSequence[Any]) -> None:
-        """Fisher-Yates shuffle of ``items`` in place."""
-        randbelow = self.randbelow
+        """Fisher-Yates shuffle of ``items`` in place.
+
+        The same draws as ``randbelow(i + 1)`` for i = len-1 ... 1, inlined: a deal shuffles
+        102 cards, and two calls per card were most of the shuffle's time."""
+        pending = self._pending
         for i in range(len(items) - 1, 0, -1):
-            j = randbelow(i + 1)
+            n = i + 1
+            limit = _TWO_64 - (_TWO_64 % n)
+            while True:
+                if not pending:
+                    message = self._prefix + self._counter.to_bytes(8, "big")
+                    self._counter += 1
+                    pending.extend(reversed(_FOUR_U64(hmac.digest(self._key, message,
+                                                                   "sha256"))))
+                x = pending.pop()
+                if x < limit:
+                    break
+            j = x % n
             items[i], items[j] = items[j], items[i]
 
     def choice(self, items: Sequence[T]) -> T:

@@ -75,6 +75,13 @@ class _Piles:
 
     def refill(self, hand: list[int]) -> None:
         """Draw until ``hand`` holds six cards."""
+        need = HAND_SIZE - len(hand)
+        pile = self.draw_pile
+        if not self.infinite and 0 < need <= len(pile):
+            # the top cards in order, as ``draw`` would take them one by one (the usual case)
+            hand.extend(pile[:need])
+            self.draw_pile = pile[need:]
+            return
         while len(hand) < HAND_SIZE:
             hand.append(self.draw())
 

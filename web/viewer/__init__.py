@@ -7,4 +7,4 @@ from flask import Blueprint
 bp = Blueprint("viewer", __name__, template_folder="templates", static_folder="static",
                static_url_path="/static/viewer")
 
-from . import browser, replay_gif, upload, views  # noqa: E402,F401  (they register the routes on bp)
+from . import audit, browser, replay_gif, upload, views  # noqa: E402,F401  (they register the routes)

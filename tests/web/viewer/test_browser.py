@@ -382,3 +382,16 @@ def test_stepping_works_without_javascript(browser: Any, server: str, long_match
     assert not tab.locator("#play").is_visible()  # the JavaScript-only controls are hidden
     _shot(tab, "match-no-javascript")
     context.close()
+
+
+def test_the_dispute_link_follows_the_step(page: Any, server: str, long_match: Path) -> None:
+    match_id = long_match.stem
+    page.goto(f"{server}/m/{match_id}?step=2")
+    link = page.locator("#dispute-link")
+    assert link.get_attribute("href") == f"/m/{match_id}/dispute?step=2"
+    page.keyboard.press("ArrowRight")
+    _wait_step(page, 3)
+    assert link.get_attribute("href") == f"/m/{match_id}/dispute?step=3"
+    link.click()
+    page.wait_for_url(f"**/m/{match_id}/dispute?step=3")
+    assert page.locator("h1").inner_text() == f"Dispute report: match {match_id}, step 3"

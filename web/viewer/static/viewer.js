@@ -97,6 +97,8 @@
       var key = chip.getAttribute("data-view");
       chip.setAttribute("href", base + "?step=" + n + (key === "all" ? "" : "&view=" + key) + "#" + n);
     });
+    var dispute = document.getElementById("dispute-link");
+    if (dispute) dispute.setAttribute("href", base + "/dispute?step=" + n);
     if (copyLink) {
       var url = copyLink.getAttribute("data-url").replace(/\?step=\d+.*$/, "");
       copyLink.setAttribute("data-url", url + "?step=" + n + viewQuery);

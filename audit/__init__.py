@@ -1,0 +1,18 @@
+"""The fairness audit across many matches: every bundle verified, its deal re-derived through
+the verifier, the counts merged, and the statistics run on the merged counts (docs/audit.md).
+
+Layering: this package imports games/ and verifier/ only (never the ledger, the web or the CLI,
+which feed it bundles); it alone uses scipy, matplotlib and Dask.
+
+>>> from fairdeal.audit import audit_bundles, run_tests
+>>> tally = audit_bundles([("match.json", data)])  # doctest: +SKIP
+>>> [r.verdict for r in run_tests(tally)]  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from .run import Filters, Item, audit_bundles
+from .stats import ALPHA, TestResult, run_tests
+from .tally import Tally
+
+__all__ = ["ALPHA", "Filters", "Item", "Tally", "TestResult", "audit_bundles", "run_tests"]

@@ -1,0 +1,156 @@
+"""What one verified match contributes to the audit: its deal, re-derived from the seeds.
+
+The deal is re-derived through the verifier's own replayer (the protocol's deal seed and setup
+stream, the game's ``setup``), never read from anything the server says about it. Matches whose
+rules draw during play (the two-tower infinite deck, Toy Battle's effects, Wyrdstone) are replayed
+once more with a stream that records every pick, so the picks can be tested too.
+
+>>> facts = match_facts(Bundle.from_bytes(open(path, "rb").read()))  # doctest: +SKIP
+>>> facts.deck_key, facts.first_seat
+('arcomage/normal', 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableSequence, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from fairdeal.games import Rng
+from fairdeal.verifier.bundle import Bundle
+from fairdeal.verifier.protocol import PLAY_TYPES, ply_stream, setup_stream
+from fairdeal.verifier.replay import MatchReplayer
+
+from . import strength
+
+__all__ = ["MatchFacts", "RecordingStream", "deck_key", "match_facts", "seat_players"]
+
+T = TypeVar("T")
+
+
+@dataclass
+class MatchFacts:
+    """The audited facts of one match (all re-derived from its seeds)."""
+
+    match_id: str
+    game: str
+    #: the group whose deals are comparable: game and deck type (``"arcomage/normal"``)
+    deck_key: str
+    players: tuple[str, ...]
+    first_seat: int
+    server_seed: bytes
+    #: named dealt orders: ``{"deck": [card ids in deal order]}``, ``{"blue": [...], ...}``
+    orders: dict[str, list[Any]] = field(default_factory=dict)
+    #: each seat's opening-hand strength, standardised: mean 0, variance 1 under a fair deal
+    #: (None for a game without dealt hands)
+    hand_z: tuple[float, ...] | None = None
+    #: each seat's raw opening-hand strength (total card cost, total troop strength)
+    hand_raw: tuple[int, ...] | None = None
+    #: every random pick a rule made during play (and Wyrdstone's start): (purpose, n, value)
+    picks: list[tuple[str, int, int]] = field(default_factory=list)
+    #: the two-tower infinite deck's draws, dealt and during play (card ids)
+    draws: list[int] = field(default_factory=list)
+
+
+class RecordingStream:
+    """An Rng that passes every draw through to the protocol's stream and notes each pick.
+
+    Shuffles are passed through unrecorded: the deal's shuffle is tested by position, and a
+    reshuffle's picks (one per card, over a shrinking range) are too sparse to count."""
+
+    __slots__ = ("_inner", "_purpose", "_picks")
+
+    def __init__(self, inner: Rng, purpose: str, picks: list[tuple[str, int, int]]) -> None:
+        self._inner = inner
+        self._purpose = purpose
+        self._picks = picks
+
+    def randbelow(self, n: int) -> int:
+        value = self._inner.randbelow(n)
+        self._picks.append((self._purpose, n, value))
+        return value
+
+    def shuffle(self, items: MutableSequence[Any]) -> None:
+        self._inner.shuffle(items)
+
+    def choice(self, items: Sequence[T]) -> T:
+        if not items:
+            raise ValueError("choice from an empty sequence")
+        return items[self.randbelow(len(items))]
+
+    def substream(self, label: str) -> RecordingStream:
+        return RecordingStream(self._inner.substream(label), label, self._picks)
+
+
+def deck_key(genesis: dict[str, Any]) -> str:
+    """The group a match's deals are compared within: ``"arcomage/normal"``, ``"toybattle"``."""
+    if genesis["game"] == "arcomage":
+        return f"arcomage/{genesis['params'].get('deck', 'normal')}"
+    return str(genesis["game"])
+
+
+def seat_players(genesis: dict[str, Any]) -> tuple[str, ...]:
+    """The player names in seat order."""
+    return tuple(seat["name"] for seat in genesis["seats"])
+
+
+def _replays_play(key: str) -> bool:
+    # the two-tower normal deck draws nothing during play but its reshuffles: skip that replay
+    return key != "arcomage/normal"
+
+
+def match_facts(bundle: Bundle) -> MatchFacts | None:
+    """The facts of a bundle that has passed verification (re-derived, see the module doc);
+    None for a match that ended without a deal (fairdeal/2: a seat committed to a seed and
+    never revealed it, so the match was forfeited before anything was dealt)."""
+    events = bundle.events
+    genesis = events[0]
+    server_seed = bytes.fromhex(events[-1]["server_seed"])
+    replayer = MatchReplayer(genesis, server_seed)
+    for event in events[1:]:
+        if replayer.started:
+            break
+        replayer.feed(event)
+    if not replayer.started:
+        return None
+    state = replayer.state
+    deal = replayer.deal
+    assert state is not None and deal is not None, "a verified bundle has a deal"
+    game = replayer.game
+    key = deck_key(genesis)
+    facts = MatchFacts(
+        match_id=genesis["match_id"], game=genesis["game"], deck_key=key,
+        players=seat_players(genesis), first_seat=game.current_seat(state) or 0,
+        server_seed=server_seed,
+    )
+    strength.describe_deal(facts, state)
+    if _replays_play(key):
+        _record_picks(facts, replayer, events, deal)
+    return facts
+
+
+def _record_picks(facts: MatchFacts, replayer: MatchReplayer, events: list[dict[str, Any]],
+                  deal: bytes) -> None:
+    """Replay the plays with recording streams (the verifier has already checked them)."""
+    game = replayer.game
+    picks = facts.picks
+    if facts.game == "wyrdstone":  # its setup resolves turn 1, which may pick at random
+        state = game.setup(replayer.genesis["params"],
+                           RecordingStream(setup_stream(deal), "setup", picks))
+    else:
+        state = replayer.state
+    ply = 0
+    for event in events:
+        kind = event["type"]
+        if kind not in PLAY_TYPES:
+            continue
+        rng = RecordingStream(ply_stream(deal, ply), "ply", picks)
+        ply += 1
+        if kind == "move":
+            state = game.apply(state, game.parse_action(event["action"]), rng)
+        elif kind == "timeout":
+            state = game.timeout(state, rng)
+        else:
+            state = game.resign(state, event["seat"])
+    if facts.deck_key == "arcomage/infinite":
+        facts.draws.extend(value + 1 for purpose, _, value in picks if purpose == "draw")

@@ -1,0 +1,317 @@
+"""The audit's tests, run on merged counts. Each returns its statistic and p-value; the verdict
+comes last, from the family-wise significance level with Holm's correction (docs/audit.md).
+
+>>> results = run_tests(tally)  # doctest: +SKIP
+>>> [(r.name, r.verdict) for r in results][:1]
+[('deal-position arcomage/normal deck', 'PASS')]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from scipy import stats
+
+from fairdeal.games import get_game
+
+from .tally import ORDER_ITEMS, Tally
+
+__all__ = ["ALPHA", "MIN_EXPECTED", "MIN_PLAYER_MATCHES", "TestResult", "holm", "run_tests"]
+
+#: the family-wise significance level: the chance that an honest service fails any test at all
+ALPHA = 0.01
+#: a chi-square cell needs this many expected counts; a test short of them is not run
+MIN_EXPECTED = 5.0
+#: a player is tested once they have this many matches
+MIN_PLAYER_MATCHES = 20
+#: the two-tower deck's positions, binned for the card × position test: A's six cards, B's six,
+#: then the draw pile in six bins of fifteen
+ARCOMAGE_BINS: tuple[tuple[int, int], ...] = (
+    (0, 6), (6, 12), *((12 + 15 * i, 27 + 15 * i) for i in range(6)))
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """One test: what it counted, its statistic and p-value, and (after Holm) its verdict."""
+
+    name: str
+    title: str
+    statistic_name: str
+    statistic: float
+    p_value: float
+    df: int | None
+    counted: str
+    detail: str = ""
+    #: Holm-adjusted p-value (the one the verdict compares with ALPHA)
+    adjusted_p: float | None = None
+    #: "PASS", "FAIL", or "SKIP" when the data are too few to run it
+    verdict: str = "SKIP"
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "title": self.title, "statistic_name": self.statistic_name,
+                "statistic": _finite(self.statistic), "p_value": _finite(self.p_value),
+                "df": self.df, "counted": self.counted, "detail": self.detail,
+                "adjusted_p": _finite(self.adjusted_p), "verdict": self.verdict}
+
+
+def _finite(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else value
+
+
+def _skip(name: str, title: str, counted: str, why: str) -> TestResult:
+    return TestResult(name, title, "", math.nan, math.nan, None, counted, why)
+
+
+def _chi_square(name: str, title: str, observed: Sequence[float], expected: Sequence[float],
+                df: int, counted: str, detail: str = "") -> TestResult:
+    statistic = sum((o - e) ** 2 / e for o, e in zip(observed, expected, strict=True) if e > 0)
+    return TestResult(name, title, "chi2", statistic, float(stats.chi2.sf(statistic, df)), df,
+                      counted, detail)
+
+
+def _two_sided(z: float) -> float:
+    return float(2 * stats.norm.sf(abs(z)))
+
+
+def _seat_names(game: str) -> tuple[str, ...]:
+    return get_game(game.split("/")[0]).seat_names
+
+
+# --- the tests ---------------------------------------------------------------------------
+
+def _deal_positions(tally: Tally) -> Iterator[TestResult]:
+    for key, table in sorted(tally.positions.items()):
+        deck, order = key.split(":")
+        n = sum(row[0] for row in table)  # every deal puts one item at position 1
+        title = (f"card by deal position ({deck} {order})" if order == "deck"
+                 else f"troop by deal position ({deck} {order}: set-aside, opening, reserve)")
+        name = f"deal-position {deck} {order}"
+        bins = ARCOMAGE_BINS if order == "deck" else tuple((p, p + 1) for p in range(len(table[0])))
+        size = len(table[0])
+        observed, expected = [], []
+        for row in table:
+            copies = sum(row) / n if n else 0
+            for start, end in bins:
+                observed.append(sum(row[start:end]))
+                expected.append(n * copies * (end - start) / size)
+        counted = f"{n:,} deals"
+        if not expected or min(expected) < MIN_EXPECTED:
+            yield _skip(name, title, counted, f"needs more deals ({MIN_EXPECTED:g} expected "
+                        "per cell)")
+            continue
+        cells = [(o - e) / math.sqrt(e) for o, e in zip(observed, expected, strict=True)]
+        worst = max(range(len(cells)), key=lambda i: abs(cells[i]))
+        item, where = divmod(worst, len(bins))
+        start, end = bins[where]
+        label = ORDER_ITEMS[order][item]
+        what = f"card {label}" if order == "deck" else f"troop {label}"
+        span = f"position {start + 1}" if end == start + 1 else f"positions {start + 1}-{end}"
+        detail = (f"largest deviation: {what} at {span} "
+                  f"({observed[worst]:g} seen, {expected[worst]:.1f} expected)")
+        yield _chi_square(name, title, observed, expected, (len(table) - 1) * (len(bins) - 1),
+                          counted, detail)
+
+
+def _deal_orders(tally: Tally) -> Iterator[TestResult]:
+    for key, counts in sorted(tally.triples.items()):
+        deck, order = key.split(":")
+        n = sum(counts)
+        name = f"deal-order {deck} {order}"
+        title = f"relative order of three fixed items ({deck} {order}): all six equally likely"
+        if n / 6 < MIN_EXPECTED:
+            yield _skip(name, title, f"{n:,} deals", "needs more deals")
+            continue
+        yield _chi_square(name, title, counts, [n / 6] * 6, 5, f"{n:,} deals")
+
+
+def _draws(tally: Tally) -> Iterator[TestResult]:
+    for deck, counts in sorted(tally.draws.items()):
+        total = sum(counts)
+        name = f"draws {deck}"
+        title = f"cards drawn from the infinite deck ({deck}), dealt and during play"
+        expected = total / len(counts)
+        if expected < MIN_EXPECTED:
+            yield _skip(name, title, f"{total:,} draws", "needs more draws")
+            continue
+        yield _chi_square(name, title, counts, [expected] * len(counts), len(counts) - 1,
+                          f"{total:,} draws")
+
+
+def _picks(tally: Tally) -> Iterator[TestResult]:
+    games = sorted({key.split(":")[0] for key in tally.picks})
+    for game in games:
+        statistic, df, used, total, worst = 0.0, 0, 0, 0, ("", 1.0)
+        for key, counts in sorted(tally.picks.items()):
+            if not key.startswith(game + ":"):
+                continue
+            picks = sum(counts)
+            total += picks
+            expected = picks / len(counts)
+            if len(counts) < 2 or expected < MIN_EXPECTED:
+                continue
+            part = sum((c - expected) ** 2 / expected for c in counts)
+            p = float(stats.chi2.sf(part, len(counts) - 1))
+            if p < worst[1]:
+                worst = (key.split(":", 1)[1], p)
+            statistic += part
+            df += len(counts) - 1
+            used += picks
+        name = f"picks {game}"
+        title = f"random picks during play ({game}): each value of each range equally likely"
+        counted = f"{used:,} of {total:,} picks (ranges with enough picks)"
+        if df == 0:
+            yield _skip(name, title, counted, "needs more picks")
+            continue
+        detail = f"least uniform range: {worst[0]} (p = {worst[1]:.3g})" if worst[0] else ""
+        yield TestResult(name, title, "chi2", statistic, float(stats.chi2.sf(statistic, df)),
+                         df, counted, detail)
+
+
+def _seat_hands(tally: Tally) -> Iterator[TestResult]:
+    """The paired difference of the two seats' z-scores in each match, against 0 (a t-like
+    z with the variance estimated from the differences: the seats' hands are drawn from one
+    deck, so they are not independent)."""
+    for deck, (n_float, total, squares) in sorted(tally.seat_diff.items()):
+        n = int(n_float)
+        name = f"seat-hands {deck}"
+        title = f"opening-hand strength by seat ({deck}): seat A's minus seat B's"
+        if n < MIN_PLAYER_MATCHES:
+            yield _skip(name, title, f"{n:,} deals", "needs more deals")
+            continue
+        mean = total / n
+        variance = max((squares - n * mean * mean) / (n - 1), 1e-12)
+        z = mean / math.sqrt(variance / n)
+        names = _seat_names(deck)
+        better = names[0] if z > 0 else names[1]
+        per_seat = ", ".join(f"{names[s]} z = {t / math.sqrt(c):+.2f}"
+                             for s, (c, t, _) in enumerate(tally.seat_z[deck]))
+        yield TestResult(name, title, "z", z, _two_sided(z), None, f"{n:,} deals",
+                         f"seat {better}'s opening hands are stronger on average "
+                         f"(mean difference {mean:+.3f} in z; per seat {per_seat})")
+
+
+def _first_mover(tally: Tally) -> Iterator[TestResult]:
+    for game, counts in sorted(tally.first.items()):
+        n = sum(counts)
+        name = f"first-mover {game}"
+        title = f"who moves first, by seat ({game})"
+        if n < MIN_PLAYER_MATCHES:
+            yield _skip(name, title, f"{n:,} matches", "needs more matches")
+            continue
+        p = float(stats.binomtest(counts[0], n, 1 / len(counts)).pvalue)
+        seat_names = _seat_names(game)
+        detail = ", ".join(f"seat {seat_names[s]} first {c:,} times" for s, c in
+                           enumerate(counts))
+        yield TestResult(name, title, "binomial", counts[0] / n, p, None, f"{n:,} matches",
+                         detail)
+
+
+def _per_player(tally: Tally, name: str, title: str, size: Callable[[str], int],
+                p_of: Callable[[str], tuple[float, float, str]]) -> TestResult:
+    tested = sorted(player for player in tally.players
+                    if size(player) >= MIN_PLAYER_MATCHES)
+    counted = f"{len(tested):,} players with {MIN_PLAYER_MATCHES}+ matches"
+    if not tested:
+        return _skip(name, title, counted, "no player has enough matches yet")
+    results = {player: p_of(player) for player in tested}
+    worst = min(tested, key=lambda player: results[player][1])
+    statistic, p, words = results[worst]
+    k = len(tested)
+    flagged = [player for player in tested if k * results[player][1] < ALPHA]
+    detail = f"most extreme: {worst} ({words})"
+    if flagged:
+        detail += "; beyond chance: " + ", ".join(
+            f"{player} ({results[player][2]})" for player in flagged[:10])
+    return TestResult(name, title, "z" if "z" in words else "binomial", statistic,
+                      min(1.0, k * p), None, counted, detail + f" (Bonferroni over {k} players)")
+
+
+def _player_hands(tally: Tally) -> TestResult:
+    def p_of(player: str) -> tuple[float, float, str]:
+        record = tally.players[player]
+        z = record.z_sum / math.sqrt(record.hands)
+        return z, _two_sided(z), f"z = {z:+.2f} over {record.hands} hands"
+
+    return _per_player(tally, "player-hands", "opening-hand strength by player name",
+                       lambda player: tally.players[player].hands, p_of)
+
+
+def _player_first(tally: Tally) -> TestResult:
+    def p_of(player: str) -> tuple[float, float, str]:
+        record = tally.players[player]
+        p = float(stats.binomtest(record.first, record.matches, 0.5).pvalue)
+        return record.first / record.matches, p, f"first in {record.first} of {record.matches}"
+
+    return _per_player(tally, "player-first", "who moves first, by player name",
+                       lambda player: tally.players[player].matches, p_of)
+
+
+def _seed_tests(tally: Tally) -> Iterator[TestResult]:
+    n, ones, transitions = tally.seeds
+    counted = f"{n:,} server seeds"
+    if n == 0:
+        yield _skip("seed-bits", "server seeds: bit balance", counted, "no seeds")
+        yield _skip("seed-runs", "server seeds: runs of equal bits", counted, "no seeds")
+        return
+    z = (ones - 128 * n) / math.sqrt(64 * n)
+    yield TestResult("seed-bits", "server seeds: bit balance (half the bits set)", "z", z,
+                     _two_sided(z), None, counted, f"{ones:,} of {256 * n:,} bits set")
+    z = (transitions - 127.5 * n) / math.sqrt(63.75 * n)
+    yield TestResult("seed-runs", "server seeds: runs (neighbouring bits differ half the time)",
+                     "z", z, _two_sided(z), None, counted,
+                     f"{transitions:,} changes between {255 * n:,} neighbouring bits")
+
+
+def _unsealed(tally: Tally) -> TestResult:
+    name, title = "unsealed", "matches created and never sealed, by player name"
+    players = sorted(p for p, r in tally.players.items() if r.created >= MIN_PLAYER_MATCHES)
+    counted = f"{len(players):,} players with {MIN_PLAYER_MATCHES}+ created matches"
+    if not any(r.created for r in tally.players.values()):
+        return _skip(name, title, "no ledger counts", "only the ledger knows unsealed matches")
+    if len(players) < 2:
+        return _skip(name, title, counted, "needs two players with enough matches")
+    created = sum(tally.players[p].created for p in players)
+    unsealed = sum(tally.players[p].unsealed for p in players)
+    if unsealed in (0, created):
+        return TestResult(name, title, "chi2", 0.0, 1.0, len(players) - 1, counted,
+                          f"{unsealed:,} of {created:,} unsealed: the same rate for everyone")
+    rate = unsealed / created
+    observed, expected, residual = [], [], {}
+    for player in players:
+        record = tally.players[player]
+        e = record.created * rate
+        observed += [record.unsealed, record.created - record.unsealed]
+        expected += [e, record.created - e]
+        residual[player] = (record.unsealed - e) / math.sqrt(e)
+    worst = max(players, key=lambda p: residual[p])
+    record = tally.players[worst]
+    return _chi_square(name, title, observed, expected, len(players) - 1, counted,
+                       f"overall {rate:.1%} unsealed; highest: {worst} with {record.unsealed} "
+                       f"of {record.created}")
+
+
+def holm(results: list[TestResult], alpha: float = ALPHA) -> list[TestResult]:
+    """Holm's step-down correction over every test that ran; SKIPs stay as they are."""
+    ran = sorted((r for r in results if math.isfinite(r.p_value)), key=lambda r: r.p_value)
+    adjusted: dict[str, float] = {}
+    running = 0.0
+    for rank, result in enumerate(ran):
+        running = max(running, min(1.0, (len(ran) - rank) * result.p_value))
+        adjusted[result.name] = running
+    out = []
+    for result in results:
+        if result.name in adjusted:
+            p = adjusted[result.name]
+            result = replace(result, adjusted_p=p, verdict="FAIL" if p < alpha else "PASS")
+        out.append(result)
+    return out
+
+
+def run_tests(tally: Tally, alpha: float = ALPHA) -> list[TestResult]:
+    """Every test that applies to the counts, with Holm-corrected verdicts."""
+    results = [*_deal_positions(tally), *_deal_orders(tally), *_draws(tally), *_picks(tally),
+               *_seat_hands(tally), *_first_mover(tally), _player_hands(tally),
+               _player_first(tally), *_seed_tests(tally), _unsealed(tally)]
+    return holm(results, alpha)

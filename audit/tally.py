@@ -1,0 +1,233 @@
+"""Mergeable counts: what the audit keeps of every match, as sums only.
+
+A Tally is a monoid: ``Tally()`` is empty and ``a.merge(b)`` adds b's counts into a, so the work
+splits over processes or a Dask cluster in any order and any grouping and gives the same
+totals. Its size depends on the games, decks and players seen, never on the number of matches
+(the failures' list aside: every failing bundle is named in the report).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from itertools import permutations
+from typing import Any
+
+from fairdeal.games.arcomage.cards import CARDS
+from fairdeal.games.toybattle.troops import TROOP_IDS
+
+from .facts import MatchFacts
+
+__all__ = ["ORDER_ITEMS", "TRIPLE_ORDERS", "Z_BINS", "PlayerTally", "Tally", "z_bin"]
+
+#: the items of each dealt order, in table order (a position table has a row per item)
+ORDER_ITEMS: dict[str, tuple[Any, ...]] = {
+    "deck": tuple(card.id for card in CARDS),
+    "blue": tuple(TROOP_IDS),
+    "red": tuple(TROOP_IDS),
+}
+_ITEM_INDEX = {name: {item: i for i, item in enumerate(items)}
+               for name, items in ORDER_ITEMS.items()}
+#: the permutation test follows the relative order of each order's first three items
+TRIPLE_ITEMS = {name: items[:3] for name, items in ORDER_ITEMS.items()}
+TRIPLE_ORDERS: tuple[tuple[int, ...], ...] = tuple(permutations(range(3)))
+_TRIPLE_INDEX = {order: i for i, order in enumerate(TRIPLE_ORDERS)}
+#: hand-strength z-scores are kept as a histogram of 32 bins of 0.25 from -4 to 4
+Z_BINS = 32
+_SEED_BITS = 256
+_LOW_255 = (1 << 255) - 1
+
+
+def z_bin(z: float) -> int:
+    """The histogram bin of a z-score (the outermost bins take the tails)."""
+    return min(Z_BINS - 1, max(0, math.floor((z + 4.0) * 4)))
+
+
+@dataclass
+class PlayerTally:
+    """One player's seatings."""
+
+    matches: int = 0
+    first: int = 0
+    hands: int = 0
+    z_sum: float = 0.0
+    z_hist: list[int] = field(default_factory=lambda: [0] * Z_BINS)
+    #: matches created with this player and never sealed (from the ledger only)
+    created: int = 0
+    unsealed: int = 0
+
+    def merge(self, other: PlayerTally) -> None:
+        self.matches += other.matches
+        self.first += other.first
+        self.hands += other.hands
+        self.z_sum += other.z_sum
+        self.created += other.created
+        self.unsealed += other.unsealed
+        for i, count in enumerate(other.z_hist):
+            self.z_hist[i] += count
+
+
+def _add_lists(into: list[Any], other: list[Any]) -> None:
+    for i, value in enumerate(other):
+        if isinstance(value, list):
+            _add_lists(into[i], value)
+        else:
+            into[i] += value
+
+
+def _merge_keyed(into: dict[str, Any], other: dict[str, Any]) -> None:
+    for key, value in other.items():
+        mine = into.get(key)
+        if mine is None:
+            into[key] = _copy(value)
+        elif isinstance(value, dict):
+            for item, count in value.items():
+                mine[item] = mine.get(item, 0) + count
+        else:
+            _add_lists(mine, value)
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_copy(item) for item in value]
+    if isinstance(value, dict):
+        return dict(value)
+    return value
+
+
+@dataclass
+class Tally:
+    """Every count the statistics need (see the module doc)."""
+
+    matches: int = 0
+    #: (where the bundle came from, why it failed), in the order met
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    #: bundles that passed no filter
+    skipped: int = 0
+    #: verified matches that ended before any deal (a seed committed and never revealed)
+    undealt: int = 0
+    #: per game: how often each seat moved first
+    first: dict[str, list[int]] = field(default_factory=dict)
+    #: per "deck_key:order": item × position counts
+    positions: dict[str, list[list[int]]] = field(default_factory=dict)
+    #: per "deck_key:order": how often each relative order of the first three items came
+    triples: dict[str, list[int]] = field(default_factory=dict)
+    #: per deck_key: card counts of the infinite deck's draws
+    draws: dict[str, list[int]] = field(default_factory=dict)
+    #: per "game:purpose:n": how often each value in [0, n) was picked
+    picks: dict[str, list[int]] = field(default_factory=dict)
+    #: per deck_key and seat: [hands, sum of z, sum of z²]
+    seat_z: dict[str, list[list[float]]] = field(default_factory=dict)
+    #: per deck_key: [hands, sum, sum of squares] of seat A's z minus seat B's (paired)
+    seat_diff: dict[str, list[float]] = field(default_factory=dict)
+    #: per deck_key and seat: raw hand strength -> count (for the plots)
+    seat_raw: dict[str, list[dict[int, int]]] = field(default_factory=dict)
+    players: dict[str, PlayerTally] = field(default_factory=dict)
+    #: the revealed server seeds: [seeds, one bits, transitions between neighbouring bits]
+    seeds: list[int] = field(default_factory=lambda: [0, 0, 0])
+    #: first and last genesis time (ms) among the counted matches
+    span: list[int] = field(default_factory=list)
+
+    # --- adding one match ------------------------------------------------------------------
+
+    def add(self, facts: MatchFacts, ts: int) -> None:
+        """Count one verified match whose genesis is stamped ``ts``."""
+        self.matches += 1
+        self.span = [min(self.span[0], ts), max(self.span[1], ts)] if self.span else [ts, ts]
+        seats = len(facts.players)
+        self.first.setdefault(facts.game, [0] * seats)[facts.first_seat] += 1
+        for name, order in facts.orders.items():
+            self._add_order(f"{facts.deck_key}:{name}", name, order)
+        if facts.draws:
+            drawn = self.draws.setdefault(facts.deck_key, [0] * len(ORDER_ITEMS["deck"]))
+            for card in facts.draws:
+                drawn[card - 1] += 1
+        for purpose, n, value in facts.picks:
+            key = f"{facts.game}:{purpose}:{n}"
+            counts = self.picks.get(key)
+            if counts is None:
+                counts = self.picks[key] = [0] * n
+            counts[value] += 1
+        if facts.hand_z is not None and facts.hand_raw is not None:
+            sums = self.seat_z.setdefault(facts.deck_key, [[0, 0.0, 0.0] for _ in range(seats)])
+            raws = self.seat_raw.setdefault(facts.deck_key, [{} for _ in range(seats)])
+            for seat, (z, raw) in enumerate(zip(facts.hand_z, facts.hand_raw, strict=True)):
+                sums[seat][0] += 1
+                sums[seat][1] += z
+                sums[seat][2] += z * z
+                raws[seat][raw] = raws[seat].get(raw, 0) + 1
+            diff = facts.hand_z[0] - facts.hand_z[1]
+            paired = self.seat_diff.setdefault(facts.deck_key, [0, 0.0, 0.0])
+            paired[0] += 1
+            paired[1] += diff
+            paired[2] += diff * diff
+        for seat, name in enumerate(facts.players):
+            player = self.players.get(name)
+            if player is None:
+                player = self.players[name] = PlayerTally()
+            player.matches += 1
+            player.first += seat == facts.first_seat
+            if facts.hand_z is not None:
+                z = facts.hand_z[seat]
+                player.hands += 1
+                player.z_sum += z
+                player.z_hist[z_bin(z)] += 1
+        seed = int.from_bytes(facts.server_seed, "big")
+        self.seeds[0] += 1
+        self.seeds[1] += seed.bit_count()
+        self.seeds[2] += ((seed ^ (seed >> 1)) & _LOW_255).bit_count()
+
+    def _add_order(self, key: str, name: str, order: list[Any]) -> None:
+        index = _ITEM_INDEX[name]
+        table = self.positions.get(key)
+        if table is None:
+            table = self.positions[key] = [[0] * len(order) for _ in ORDER_ITEMS[name]]
+        for position, item in enumerate(order):
+            table[index[item]][position] += 1
+        firsts: dict[Any, int] = {}
+        wanted = TRIPLE_ITEMS[name]
+        for position, item in enumerate(order):
+            if item in wanted and item not in firsts:
+                firsts[item] = position
+                if len(firsts) == 3:
+                    break
+        ranked = tuple(sorted(range(3), key=lambda i: firsts[wanted[i]]))
+        self.triples.setdefault(key, [0] * len(TRIPLE_ORDERS))[_TRIPLE_INDEX[ranked]] += 1
+
+    def fail(self, where: str, reason: str) -> None:
+        """A bundle that failed verification: named in the report, left out of the counts."""
+        self.failures.append((where, reason))
+
+    def count_unsealed(self, name: str, created: int, unsealed: int) -> None:
+        """The ledger's count of matches created with ``name`` and of those never sealed."""
+        player = self.players.get(name)
+        if player is None:
+            player = self.players[name] = PlayerTally()
+        player.created += created
+        player.unsealed += unsealed
+
+    # --- merging ---------------------------------------------------------------------------
+
+    def merge(self, other: Tally) -> Tally:
+        """Add ``other``'s counts into this tally and return it."""
+        self.matches += other.matches
+        self.skipped += other.skipped
+        self.undealt += other.undealt
+        self.failures.extend(other.failures)
+        if other.span:
+            self.span = ([min(self.span[0], other.span[0]), max(self.span[1], other.span[1])]
+                         if self.span else list(other.span))
+        for mine, theirs in ((self.first, other.first), (self.positions, other.positions),
+                             (self.triples, other.triples), (self.draws, other.draws),
+                             (self.picks, other.picks), (self.seat_z, other.seat_z),
+                             (self.seat_diff, other.seat_diff)):
+            _merge_keyed(mine, theirs)
+        for key, seats in other.seat_raw.items():
+            mine_seats = self.seat_raw.setdefault(key, [{} for _ in seats])
+            for into, counts in zip(mine_seats, seats, strict=True):
+                for raw, count in counts.items():
+                    into[raw] = into.get(raw, 0) + count
+        for name, player in other.players.items():
+            self.players.setdefault(name, PlayerTally()).merge(player)
+        _add_lists(self.seeds, other.seeds)
+        return self

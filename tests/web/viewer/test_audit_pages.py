@@ -1,0 +1,84 @@
+"""The viewer's /audit (cached, refreshed in the background as matches are sealed),
+/audit?player=NAME, and the dispute report from every step, over a real SQLite ledger."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fairdeal.web.app import create_app
+
+from ...audit.conftest import resigned_bundles
+
+
+@pytest.fixture()
+def app(tmp_path: Path) -> Any:
+    app = create_app({"FAIRDEAL_DATA_DIR": str(tmp_path), "FAIRDEAL_SWEEPER": False,
+                      "TESTING": True})
+    ledger = app.extensions["fairdeal.ledger"]
+    for _, data in resigned_bundles("arcomage", 30, seed=41, players=("ann", "bob", "cy")):
+        match_id, report = ledger.import_bundle(data)
+        assert report.ok
+    return app
+
+
+def _ready(client: Any, url: str) -> str:
+    for _ in range(200):
+        answer = client.get(url)
+        text = answer.get_data(as_text=True)
+        if answer.status_code == 200 and "being computed" not in text:
+            return text
+        time.sleep(0.05)
+    raise AssertionError(f"{url} never finished")
+
+
+def test_the_home_page_links_to_the_audit(app: Any) -> None:
+    page = app.test_client().get("/").get_data(as_text=True)
+    assert 'href="/audit"' in page
+
+
+def test_the_audit_page_reports_every_sealed_match_and_refreshes_when_more_are(app: Any) -> None:
+    client = app.test_client()
+    page = _ready(client, "/audit")
+    assert "30 verified matches audited" in page
+    assert "<svg" in page and "seed-bits" in page
+    ledger = app.extensions["fairdeal.ledger"]
+    for _, data in resigned_bundles("arcomage", 5, seed=42):
+        ledger.import_bundle(data)
+    first = client.get("/audit").get_data(as_text=True)
+    # the cached report answers at once and says a fresh one is under way
+    assert "30 verified matches audited" in first or "35 verified" in first
+    for _ in range(200):
+        if "35 verified matches audited" in client.get("/audit").get_data(as_text=True):
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the audit was not refreshed after new matches were sealed")
+
+
+def test_one_players_audit(app: Any) -> None:
+    page = _ready(app.test_client(), "/audit?player=cy")
+    assert "Fairness audit: cy&#x27;s matches" in page or "Fairness audit: cy's matches" in page
+    assert "player cy" in page
+    assert "30 verified" not in page
+
+
+def test_every_step_links_to_its_dispute_report(app: Any) -> None:
+    client = app.test_client()
+    ledger = app.extensions["fairdeal.ledger"]
+    match_id = ledger.list_matches(1)[0]["id"]
+    # the stepper's link follows the step shown (the script moves it as it steps)
+    for step in (0, 1):
+        page = client.get(f"/m/{match_id}?step={step}").get_data(as_text=True)
+        assert f'id="dispute-link" href="/m/{match_id}/dispute?step={step}"' in page
+    report = client.get(f"/m/{match_id}/dispute?step=1")
+    assert report.status_code == 200
+    text = report.get_data(as_text=True)
+    assert "Dispute report" in text and "resigned" in text
+    assert "Who could have influenced this deal" in text
+    missing = client.get(f"/m/{match_id}/dispute?step=99")
+    assert missing.status_code == 404 and "does not exist" in missing.get_data(as_text=True)
+    assert client.get(f"/m/{match_id}/dispute?step=x").status_code == 404

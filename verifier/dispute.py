@@ -1,0 +1,208 @@
+"""The dispute report for one step of one match: what a tournament organiser needs to settle a
+disputed move, as data (``dispute_report``) — rendered to HTML by ``dispute_html``.
+
+It holds the verification of the whole match (and, for a failing bundle, the first diverging
+event with the recorded and the expected outcome), the state before and after step N from each
+seat's point of view, the rule applied with its card's, troop's or scroll's text, who signed the
+move (server and player, with key fingerprints, and whether they were pinned), the move's timing
+against the turn limit, and who could have influenced the deal.
+
+Pure: bytes in, JSON-ready data out (it runs wherever the verifier runs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .bundle import Bundle, InvalidBundle
+from .keys import InvalidKey, key_id
+from .protocol import PLAY_TYPES, event_hash
+from .replay import MatchReplayer, Step, replay_steps
+from .report import Report, VerificationError
+from .verify import verify_bundle
+
+__all__ = ["DisputeError", "V1_INFLUENCE", "deal_influence", "dispute_report"]
+
+#: what a version 1 report says when the verifier gave no deal-influence line
+V1_INFLUENCE = ("version 1 bundle, client seeds unsigned: the server could have chosen this "
+                "deal")
+
+
+class DisputeError(ValueError):
+    """The report cannot be made: the file is no bundle, or the step does not exist."""
+
+
+def deal_influence(report: Report, genesis: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The report's "who could have influenced this deal" fact, or the version 1 wording."""
+    influence = report.facts.get("deal_influence")
+    if isinstance(influence, dict) and "text" in influence:
+        return influence
+    if genesis.get("protocol") == "fairdeal/1":
+        return {"text": V1_INFLUENCE, "colluders_needed": ["server"], "seats": []}
+    return None
+
+
+def _views(game: Any, state: Any) -> dict[str, Any] | None:
+    if state is None:
+        return None
+    views: dict[str, Any] = {name: game.view(state, seat)
+                             for seat, name in enumerate(game.seat_names)}
+    views["spectator"] = game.view(state, None)
+    return views
+
+
+def _svgs(game: Any, state: Any) -> dict[str, str] | None:
+    if state is None:
+        return None
+    return {name: str(game.render_svg(state, seat)) for seat, name in enumerate(game.seat_names)}
+
+
+def _rule(game: Any, before: Any, event: Mapping[str, Any] | None, seat_name: str) -> str:
+    if event is None:
+        return ("the deal: every shuffle and draw of the setup, re-derived from the deal seed "
+                "(the server seed mixed with the client seeds)")
+    kind = event["type"]
+    if kind == "move":
+        try:
+            action = game.parse_action(event["action"])
+            words = str(game.describe_action(before, action))
+        except (ValueError, KeyError, AssertionError) as e:
+            return f"the recorded move {event['action']!r} is not a move of this game here ({e})"
+        return words + _troop_text(game, action)
+    if kind == "timeout":
+        return (f"{seat_name} let the turn's time run out; the server wrote a timeout and the "
+                "rules' timeout applied (docs/rules: what a timeout does in this game)")
+    return f"{seat_name} resigned: the other seat wins"
+
+
+def _troop_text(game: Any, action: Any) -> str:
+    """Toy Battle's description names the troop; the dispute also quotes its effect text (the
+    other games' descriptions quote their card's or scroll's text already)."""
+    troop = getattr(action, "troop", None)
+    if game.name != "toybattle" or not isinstance(troop, str):
+        return ""
+    from fairdeal.games.toybattle.troops import TROOP_BY_ID
+
+    kind = TROOP_BY_ID.get(troop)
+    return f" — {kind.name}: {kind.effect}" if kind is not None else ""
+
+
+def _signers(report: Report, replayer: MatchReplayer, event: Mapping[str, Any] | None,
+             seat_keys: Mapping[str, str]) -> dict[str, Any]:
+    server = {"key_id": report.facts.get("key_id"),
+              "pinned": bool(report.facts.get("key_pinned")),
+              "what": "the server signed the final event, sealing every event including this one"}
+    player: dict[str, Any] | None = None
+    if event is not None and "seat" in event and event["seat"] < replayer.seats:
+        seat = event["seat"]
+        name = replayer.game.seat_names[seat]
+        key = replayer.seat_keys[seat]
+        pinned_labels = {label.strip().lower() for label in seat_keys}
+        player = {
+            "seat": name, "player": replayer.genesis["seats"][seat]["name"],
+            "key_id": key_id(key) if key is not None else None,
+            "signed": "sig" in event,
+            "pinned": key is not None and (name.lower() in pinned_labels
+                                           or str(seat) in pinned_labels),
+        }
+        if event["type"] == "timeout":
+            player["what"] = "a timeout is written by the server, never by the player"
+        elif key is None:
+            player["what"] = "this seat registered no key: its moves are the server's word"
+        else:
+            player["what"] = ("signed by the seat's registered key" if "sig" in event else
+                              "not signed although the seat registered a key")
+    return {"server": server, "player": player}
+
+
+def _timing(replayer: MatchReplayer, events: list[dict[str, Any]],
+            event: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if event is None:
+        return None
+    seq = event["seq"]
+    previous = events[seq - 1]["ts"] if seq > 0 else event["ts"]
+    elapsed = event["ts"] - previous
+    limit = replayer.turn_limit_ms
+    return {
+        "server_ts": event["ts"], "previous_ts": previous, "elapsed_ms": elapsed,
+        "turn_limit_ms": limit,
+        "within_limit": None if limit is None else elapsed <= limit,
+        "client_ts": event.get("client_ts"),
+        "client_elapsed_ms": (event["client_ts"] - previous if "client_ts" in event else None),
+    }
+
+
+def _divergence(report: Report, events: list[dict[str, Any]], steps: list[Step],
+                replayer: MatchReplayer) -> dict[str, Any] | None:
+    failure = report.failure
+    if failure is None:
+        return None
+    seq = failure.seq
+    recorded = events[seq] if seq is not None and 0 <= seq < len(events) else None
+    expected: Any = None
+    if failure.check == "chain" and seq is not None and 0 < seq < len(events):
+        expected = {"seq": seq, "prev": event_hash(events[seq - 1], checked=False)}
+    elif recorded is not None and recorded["type"] in PLAY_TYPES and steps:
+        state = steps[-1].state
+        game = replayer.game
+        to_act = game.current_seat(state)
+        if to_act is not None:
+            expected = {"seat to act": game.seat_names[to_act],
+                        "legal actions": [game.action_to_json(a)
+                                          for a in game.legal_actions(state)]}
+    elif recorded is not None and recorded["type"] == "reveal" and replayer.outcome is not None:
+        expected = {"result": replayer.outcome.to_json()}
+    return {"check": failure.check, "seq": seq, "reason": failure.reason,
+            "recorded": recorded, "expected": expected}
+
+
+def dispute_report(data: bytes | str, step: int, *, trusted_key: str | None = None,
+                   seat_keys: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Everything about step ``step`` (0 is the deal, N the N-th play) of the bundle ``data``.
+
+    Raises DisputeError for a file that is no bundle or a step the match does not have."""
+    try:
+        bundle = Bundle.from_bytes(data)
+    except InvalidBundle as e:
+        raise DisputeError(f"not a valid bundle: {e}") from None
+    seat_keys = seat_keys or {}
+    try:
+        report = verify_bundle(bundle, trusted_key, None, seat_keys)
+    except InvalidKey as e:
+        raise DisputeError(str(e)) from None
+    events = bundle.events
+    genesis = events[0]
+    try:
+        seed = bytes.fromhex(events[-1]["server_seed"])
+        replayer, steps, _ = replay_steps(events, seed)
+    except VerificationError as e:
+        raise DisputeError(f"the match cannot be replayed at all: {e}") from None
+    if not 0 <= step < len(steps):
+        last = len(steps) - 1
+        raise DisputeError(f"step {step} does not exist: this match has steps 0 to {last}"
+                           if steps else "this match has no steps to show")
+    game = replayer.game
+    current = steps[step]
+    before = steps[step - 1].state if step > 0 else None
+    event = current.event if step > 0 else None
+    seat_name = (replayer.seat_name(event["seat"]) if event is not None else "")
+    return {
+        "match_id": genesis["match_id"], "game": game.name, "game_title": game.title,
+        "rules_version": genesis["rules_version"], "params": genesis["params"],
+        "protocol": genesis.get("protocol"),
+        "seats": [{"seat": name, "player": genesis["seats"][i]["name"]}
+                  for i, name in enumerate(game.seat_names)],
+        "step": step, "last_step": len(steps) - 1, "seq": current.seq,
+        "event": event,
+        "verification": report.to_json(),
+        "divergence": _divergence(report, events, steps, replayer),
+        "rule": _rule(game, before, event, seat_name),
+        "signers": _signers(report, replayer, event, seat_keys),
+        "timing": _timing(replayer, events, event),
+        "deal_influence": deal_influence(report, genesis),
+        "before": _views(game, before),
+        "after": _views(game, current.state),
+        "svg_before": _svgs(game, before),
+        "svg_after": _svgs(game, current.state),
+    }
