@@ -75,6 +75,9 @@ def matches(obj: Context, game: str | None, limit: int, offset: int, as_json: bo
     for match in found:
         outcome = outcome_words(match["game"], match["result"], match.get("seats") or ())
         mark = "verified" if match["verified"] else "-"
+        signed_by = match.get("signed_by")
+        if signed_by and not signed_by["this_server"]:  # never "verified": not our key
+            mark = f"signed by another server ({signed_by['key_id']})"
         click.echo(f"{match['id']}  {match['game']:<10} {match['status']:<8} "
                    f"{match['events']:>5} events  {mark:<8}  {outcome}")
 

@@ -63,9 +63,9 @@ class Ledger(ReadSide):
 
     The viewer and the API call these methods (all return JSON-ready values):
 
-    - ``list_matches(limit=50, offset=0, game=None)`` → summaries: id, game, params, seats,
-      status (``seating``/``playing``/``ended``/``imported``), result, verified, created_ms,
-      events.
+    - ``list_matches(limit=50, offset=0, game=None, signer=None)`` → summaries: id, game,
+      params, seats, status (``seating``/``playing``/``ended``/``imported``), result, verified
+      (only under this server's own key), signed_by, created_ms, events.
     - ``get_match(match_id)`` → one summary plus commitment, turn limit, deadline, server key id.
     - ``public_events(match_id, after=-1)`` → the events after a position. Before the reveal no
       event carries anything secret (events never hold the server seed, hands or deck order).

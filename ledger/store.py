@@ -502,13 +502,21 @@ class EventStore:
             conn.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(**values))
 
     def matches(self, limit: int = 50, offset: int = 0, game: str | None = None,
-                status: Iterable[str] | None = None) -> list[dict[str, Any]]:
-        """Match rows, newest first."""
+                status: Iterable[str] | None = None, sealed_by: str | None = None,
+                sealed_by_other_than: str | None = None) -> list[dict[str, Any]]:
+        """Match rows, newest first. ``sealed_by`` keeps the matches sealed under that public
+        key (``ed25519:<hex>``), ``sealed_by_other_than`` those sealed under any other key;
+        a match not sealed yet is in neither."""
         query = select(_MATCHES).order_by(_MATCHES.c.created_ms.desc(), _MATCHES.c.id)
         if game is not None:
             query = query.where(_MATCHES.c.game == game)
         if status is not None:
             query = query.where(_MATCHES.c.status.in_(list(status)))
+        if sealed_by is not None:
+            query = query.where(_MATCHES.c.seal_key == sealed_by)
+        if sealed_by_other_than is not None:
+            query = query.where(_MATCHES.c.seal_key.is_not(None),
+                                _MATCHES.c.seal_key != sealed_by_other_than)
         if offset > MAX_OFFSET:  # past any table, and past what SQL's integers hold
             return []
         query = query.limit(limit).offset(offset)

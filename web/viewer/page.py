@@ -110,6 +110,14 @@ def _events_html(match: LoadedMatch, base: str, view_query: str, number: int) ->
     return Markup(html)
 
 
+def _deal_influence(facts: Any) -> str | None:
+    """The report's one line on who could have influenced the deal, if it has one."""
+    influence = facts.get("deal_influence")
+    if isinstance(influence, dict) and isinstance(influence.get("text"), str):
+        return str(influence["text"])
+    return None
+
+
 def _browser_bundle_url(match: LoadedMatch, base: str) -> str | None:
     """Where the browser fetches the bytes it verifies: the API's bundle (exactly the file
     `fairdeal verify` reads) when this app serves the API, else the page's own download."""
@@ -141,11 +149,21 @@ def page_context(match: LoadedMatch) -> dict[str, Any]:
         # trusted code, as every board on this page
         drawing = ledger().spectator_svg(match.match_id)
         live_board = Markup(drawing) if drawing else None
-    key_id = match.report.facts.get("key_id")
+    # only a sealed match's signature says whose key it is; a live one merely names a key
+    own_key = not match.live and match.server_key is not None and (
+        match.server_key in ledger().server_keys())
     return {
         "match": match,
-        # only a sealed match's signature says whose key it is; a live one merely names a key
-        "own_key": not match.live and bool(key_id) and key_id in ledger().server_key_ids(),
+        "own_key": own_key,
+        # every check passed, but under a key this server does not hold and nobody pinned:
+        # the page says "signed by another server" and that key's id, never "verified"
+        "other_signer": facts.get("key_id") if (
+            match.report.ok and not match.live and not own_key
+            and not facts.get("key_pinned")) else None,
+        # who could have influenced the deal: the verifier's one line, for a bundle that
+        # verifies (a failing one proves nothing about its deal)
+        "deal_influence": _deal_influence(facts) if match.report.ok and not match.live
+        else None,
         "public_state": public_state,
         "live_board": live_board,
         "base": base,
