@@ -4,7 +4,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install pyodide demo test bench bench-ledger bench-log lint clean
+.PHONY: install pyodide demo test bench bench-ledger bench-log lint clean fuzz fuzz-atheris \
+	faults bench-load bench-durability
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +62,37 @@ bench: $(STAMP)
 bench-ledger: $(STAMP)
 	$(BIN)/python bench/bench_ledger.py
 
+## The load run: fairdeal play -c 16 for 60 s against gunicorn on SQLite (and PostgreSQL when
+## FAIRDEAL_TEST_POSTGRES_URL is set); moves/s, p50/p99, errors, every chain verified after.
+bench-load: $(STAMP)
+	$(BIN)/python bench/bench_load.py --seconds 60 --concurrency 16
+
+## synchronous=FULL: fairdeal's appends against the eventsourcing library's SQLite recorder,
+## 1 and 16 writers, medians of 5 alternating runs (pip install eventsourcing).
+bench-durability: $(STAMP)
+	$(BIN)/python bench/bench_ledger.py --durability 5 --moves 1600
+
+## The documented fuzz run (not in the test suite; docs/hardening.md has its figures): a
+## million mutated inputs against the verifier, the CLI, the API's bodies, the import and the
+## upload page, niced; FUZZ_INPUTS=... for another count. Problems land in fixtures/hostile/found.
+FUZZ_INPUTS ?= 1000000
+fuzz: $(STAMP)
+	nice -n 10 $(BIN)/python -m fuzzing.run --inputs $(FUZZ_INPUTS) --workers 2 --out out/fuzz
+
+## Coverage-guided fuzzing of the verifier with atheris (pip install atheris), for FUZZ_SECONDS.
+FUZZ_SECONDS ?= 600
+fuzz-atheris: $(STAMP)
+	$(BIN)/pip install --quiet atheris
+	nice -n 10 $(BIN)/python -m fuzzing.atheris_verify -max_total_time=$(FUZZ_SECONDS) \
+		-timeout=2 -rss_limit_mb=2048 out/fuzz/atheris-corpus
+
+## The fault loop (not in the test suite, which kills 3 times): the server SIGKILLed mid-write
+## 100 times, then the disk-full and PostgreSQL stop/start tests (a private cluster on its own
+## port; the shared server is never touched).
+KILL_ROUNDS ?= 100
+faults: $(STAMP)
+	FAIRDEAL_KILL_ROUNDS=$(KILL_ROUNDS) $(BIN)/pytest -q -p no:cacheprovider tests/hostile/test_faults.py
+
 ## The transparency log: appends per second and inclusion proofs at 1 million leaves (SQLite;
 ## PostgreSQL too when FAIRDEAL_TEST_POSTGRES_URL is set).
 bench-log: $(STAMP)
@@ -70,7 +102,7 @@ bench-log: $(STAMP)
 ## folder mapping, so it reads them through a fairdeal/ folder of links.
 lint: $(STAMP)
 	$(BIN)/pip install --quiet ruff mypy
-	$(BIN)/ruff check games verifier audit ledger web cli tests bench fixtures
+	$(BIN)/ruff check games verifier audit ledger web cli tests bench fixtures fuzzing
 	rm -rf build/typecheck && mkdir -p build/typecheck/fairdeal
 	ln -s ../../../games build/typecheck/fairdeal/games
 	ln -s ../../../verifier build/typecheck/fairdeal/verifier

@@ -115,7 +115,9 @@ def bench_in_process(backend: str, matches: int, moves: int,
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def bench_eventsourcing(moves: int) -> float | None:
+def bench_eventsourcing(moves: int, writers: int = 1) -> float | None:
+    """Events per second stored by ``writers`` threads, one event per transaction each (its
+    own aggregate per thread), at the library's SQLite default: WAL, synchronous=FULL."""
     try:
         from eventsourcing.persistence import StoredEvent
         from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteDatastore
@@ -126,16 +128,88 @@ def bench_eventsourcing(moves: int) -> float | None:
         datastore = SQLiteDatastore(db_name=str(folder / "es.db"))
         recorder = SQLiteAggregateRecorder(datastore, "stored_events")
         recorder.create_table()
-        originator = uuid.uuid4()
         state = b'{"action":{"card":42,"kind":"play"},"seat":0,"type":"move"}' + b" " * 120
+        per_writer = max(1, moves // writers)
+
+        def write() -> None:
+            originator = uuid.uuid4()
+            for version in range(1, per_writer + 1):
+                recorder.insert_events([StoredEvent(originator_id=originator,
+                                                    originator_version=version,
+                                                    topic="fairdeal:move", state=state)])
+
+        threads = [threading.Thread(target=write) for _ in range(writers)]
         start = time.perf_counter()
-        for version in range(1, moves + 1):
-            recorder.insert_events([StoredEvent(originator_id=originator,
-                                                originator_version=version,
-                                                topic="fairdeal:move", state=state)])
-        return moves / (time.perf_counter() - start)
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return per_writer * writers / (time.perf_counter() - start)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def bench_store_append(moves: int, writers: int) -> float:
+    """Events per second through ``EventStore.append`` alone — what the eventsourcing recorder
+    does: a prepared event stored (INSERT and the match row's UPDATE, one transaction each),
+    no rules check and no view; ``writers`` threads, one match each."""
+    from fairdeal.ledger.store import StoredEvent
+
+    folder = Path(tempfile.mkdtemp(prefix="fairdeal-append-"))
+    ledger, close = _ledger("sqlite", folder, None)
+    try:
+        ids = [ledger.create_match(GAME, {}, turn_limit_ms=None)["id"] for _ in range(writers)]
+        per_writer = max(1, moves // writers)
+
+        def write(match_id: str) -> None:
+            for seq in range(1, per_writer + 1):
+                event = {"seq": seq, "prev": "0" * 64, "type": "move", "ts": seq, "seat": 0,
+                         "action": {"card": 42, "kind": "play"}, "action_id": uuid.uuid4().hex}
+                ledger.store.append(match_id, seq, [StoredEvent.of(event)],
+                                    {"next_seq": seq + 1})
+
+        threads = [threading.Thread(target=write, args=(match_id,)) for match_id in ids]
+        start = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return per_writer * writers / (time.perf_counter() - start)
+    finally:
+        close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def durability(moves: int, rounds: int) -> list[tuple[str, str, str, str]]:
+    """fairdeal against eventsourcing at synchronous=FULL, 1 and 16 writers, alternating in the
+    same run; medians of ``rounds``. Our figure counts whole moves (the rules check, the view
+    in the answer and the append), theirs bare inserts."""
+    import statistics
+
+    rows = []
+    store.SQLITE_SYNCHRONOUS = "FULL"
+    try:
+        for writers in (1, 16):
+            ours, stored, theirs = [], [], []
+            for _ in range(rounds):
+                es = bench_eventsourcing(moves, writers)
+                if es is None:
+                    return [("durability", "sqlite", "-", "eventsourcing not installed")]
+                theirs.append(es)
+                ours.append(bench_in_process("sqlite", writers, moves, None)[1])
+                stored.append(bench_store_append(moves, writers))
+            b = statistics.median(theirs)
+            for label, figures in (("whole moves (Ledger.play)", ours),
+                                   ("EventStore.append alone", stored)):
+                a = statistics.median(figures)
+                rows.append((f"synchronous=FULL, {writers} writer(s), {label} / eventsourcing",
+                             "sqlite", str(writers), f"{a:,.0f} / {b:,.0f} = {a / b:.2f}x "
+                             f"(medians of {rounds}; runs "
+                             f"{', '.join(f'{x:.0f}' for x in figures)} / "
+                             f"{', '.join(f'{x:.0f}' for x in theirs)})"))
+    finally:
+        store.SQLITE_SYNCHRONOUS = "NORMAL"
+    return rows
 
 
 def _free_port() -> int:
@@ -152,6 +226,7 @@ def bench_api(backend: str, matches: int, moves: int, pg_url: str | None,
     env = {k: v for k, v in os.environ.items()
            if k not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}
     env["FAIRDEAL_DATA_DIR"] = str(folder)
+    env["FAIRDEAL_RATE_LIMITS"] = "off"  # the bots create matches faster than the default allows
     if backend == "postgresql":
         assert pg_url is not None
         schema = "bench_" + secrets.token_hex(4)
@@ -213,7 +288,13 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--threads", type=int, default=2, help="threads per gunicorn worker")
     parser.add_argument("--skip-api", action="store_true")
+    parser.add_argument("--durability", type=int, default=0, metavar="ROUNDS",
+                        help="only the synchronous=FULL comparison, ROUNDS alternating runs")
     args = parser.parse_args()
+    if args.durability:
+        for row in durability(args.moves, args.durability):
+            print("  ".join(row))
+        return
     backends = ["sqlite"] + (["postgresql"] if args.postgres else [])
     rows: list[tuple[str, str, str, str]] = []
     es = bench_eventsourcing(args.moves)

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from fairdeal.games import GAME_NAMES, RulesError, get_bots, get_game, get_rules
-from fairdeal.verifier.bundle import Bundle, InvalidBundle
+from fairdeal.verifier.bundle import MAX_BUNDLE_BYTES, Bundle, InvalidBundle
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
 from fairdeal.verifier.receipts import InvalidReceipts, Receipt, parse_receipts
 from fairdeal.verifier.replay import replay_steps
@@ -195,8 +195,11 @@ def checked_key(text: str | None, option: str) -> str | None:
 
 
 def _read(path: str) -> bytes:
+    """A file's bytes; past MAX_BUNDLE_BYTES only one byte more is read (the verifier then
+    refuses it by its size, naming the limit), so a huge file cannot fill the memory."""
     try:
-        return Path(path).read_bytes()
+        with Path(path).open("rb") as stream:
+            return stream.read(MAX_BUNDLE_BYTES + 1)
     except OSError as e:
         raise click.FileError(path, hint=e.strerror or str(e)) from None
 
@@ -254,7 +257,7 @@ def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: 
     failures = 0
     reports = []
     for path in bundle_paths(files, recursive):
-        data = sys.stdin.buffer.read() if path == "-" else _read(path)
+        data = sys.stdin.buffer.read(MAX_BUNDLE_BYTES + 1) if path == "-" else _read(path)
         try:
             report = verify_bytes(data, trusted_key, pinned_seats, receipts, checkpoint)
         except UnknownSeat as e:
@@ -279,7 +282,7 @@ def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: 
 def replay(file: str, step: int | None, as_json: bool) -> None:
     """Re-derive and print the states of a sealed match, step by step, as the game's own text
     (--json: one JSON state a line)."""
-    data = sys.stdin.buffer.read() if file == "-" else _read(file)
+    data = sys.stdin.buffer.read(MAX_BUNDLE_BYTES + 1) if file == "-" else _read(file)
     try:
         bundle = Bundle.from_bytes(data)
     except InvalidBundle as e:

@@ -75,6 +75,9 @@ def matches(obj: Context, game: str | None, limit: int, offset: int, as_json: bo
     for match in found:
         outcome = outcome_words(match["game"], match["result"], match.get("seats") or ())
         mark = "verified" if match["verified"] else "-"
+        signed_by = match.get("signed_by")
+        if signed_by and not signed_by["this_server"]:  # never "verified": not our key
+            mark = f"signed by another server ({signed_by['key_id']})"
         click.echo(f"{match['id']}  {match['game']:<10} {match['status']:<8} "
                    f"{match['events']:>5} events  {mark:<8}  {outcome}")
 
@@ -197,7 +200,8 @@ def play_line(item: dict[str, Any], game: str, site: str) -> str | None:
     if "stats" in item:
         stats = item["stats"]
         return (f"{stats.matches} matches, {stats.moves} moves in {stats.seconds:.2f} s: "
-                f"{stats.moves_per_second:.0f} moves/s ({stats.conflicts} conflicts)")
+                f"{stats.moves_per_second:.0f} moves/s ({stats.conflicts} conflicts); move "
+                f"latency p50 {stats.latency_ms(0.5):.1f} ms, p99 {stats.latency_ms(0.99):.1f} ms")
     if "started" in item:
         match = item["started"]
         return (f"started: {match['id']}  {get_game(game).title}: {' vs '.join(match['seats'])}"
@@ -270,6 +274,8 @@ def keys_show(obj: Context) -> None:
               help="Seconds per action.")
 @click.option("--signed", is_flag=True,
               help="Seats register keys and sign their seeds and moves.")
+@click.option("--duration", type=click.FloatRange(0, 86_400), default=None,
+              help="Start no match after this many seconds (a load run; -n is then a cap).")
 @click.option("--pace", type=click.FloatRange(0, 3_600), default=0.0, show_default=True,
               help="Seconds each bot thinks before a move, so people can watch live.")
 @click.option("--trusted-key", default=None, metavar="ed25519:HEX",
@@ -283,7 +289,8 @@ def keys_show(obj: Context) -> None:
               help="No progress bar (there is one on standard error only when it is a terminal).")
 def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
          turn_limit: int, signed: bool, pace: float, trusted_key: str | None,
-         receipts_dir: str | None, verbose: bool, no_progress: bool) -> None:
+         receipts_dir: str | None, verbose: bool, no_progress: bool,
+         duration: float | None = None) -> None:
     """Bots play live matches against a running server through the API.
 
     Each bot checks every answer's signed receipt against what it sent, and at the end
@@ -316,7 +323,8 @@ def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
         with PlayProgress(count, False if no_progress else None) as bar:
             for item in play_matches(server, game, count, concurrency=concurrency,
                                      seed=seed, turn_limit_ms=turn_limit * 1000, signed=signed,
-                                     pace=pace, server_key=trusted_key, moves=verbose):
+                                     pace=pace, server_key=trusted_key, moves=verbose,
+                                     duration=duration):
                 if "result" in item and folder is not None:
                     path = folder / f"{item['id']}.receipts.json"
                     path.write_text(json.dumps(item["receipts"], indent=1) + "\n")

@@ -142,11 +142,20 @@ class PlayStats:
     requests: int = 0
     seconds: float = 0.0
     results: list[dict[str, Any]] = field(default_factory=list)
+    #: seconds from sending each move to its acknowledgement (the load figures' latency)
+    latencies: list[float] = field(default_factory=list, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def moves_per_second(self) -> float:
         return self.moves / self.seconds if self.seconds else 0.0
+
+    def latency_ms(self, quantile: float) -> float:
+        """The move latency at ``quantile`` (0.5: the median), in milliseconds."""
+        if not self.latencies:
+            return 0.0
+        ordered = sorted(self.latencies)
+        return 1000 * ordered[min(len(ordered) - 1, int(quantile * len(ordered)))]
 
 
 class ReceiptBook:
@@ -312,6 +321,7 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
             body["client_ts"] = sent["client_ts"] = time.time_ns() // 1_000_000
             draft = {"seq": view["next_seq"], "prev": view["head"], **sent}
             body["sig"] = sent["sig"] = keys[current].sign(seat_message(draft)).hex()
+        posted = time.perf_counter()
         try:
             answer = call("POST", f"/matches/{match_id}/actions", body, tokens[current])
         except ApiError as e:
@@ -331,8 +341,10 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
             on_move({"id": match_id, "seq": seq, "seat": current, "action": action,
                      "caption": captions.get("captions", {}).get(str(seq))})
         if stats is not None:
+            took = time.perf_counter() - posted
             with stats.lock:
                 stats.moves += 1
+                stats.latencies.append(took)
     summary = call("GET", f"/matches/{match_id}")
     seat_keys = [key.public_text for key in keys]
     if verify:
@@ -365,16 +377,20 @@ def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
                  seed: int | None = None, turn_limit_ms: int | None = 60_000,
                  signed: bool = False, pace: float = 0.0,
                  server_key: str | None = None,
-                 moves: bool = False) -> Iterator[dict[str, Any]]:
+                 moves: bool = False,
+                 duration: float | None = None) -> Iterator[dict[str, Any]]:
     """Play ``count`` matches, ``concurrency`` at a time, and yield what happens in order:
     ``{"started": {"id", "seats"}}`` when a match is created, ``{"move": ...}`` for each move
     (only with ``moves``; see play_match's ``on_move``), each match's result (play_match's
-    answer) as it ends, and last ``{"stats": PlayStats}``."""
+    answer) as it ends, and last ``{"stats": PlayStats}``. With ``duration``, no match starts
+    after that many seconds (the ones under way finish): a load run of a set length, ``count``
+    its cap."""
     stats = PlayStats()
     master = random.Random(seed)
-    seeds = [master.randbytes(16) for _ in range(count)]
-    queue = list(reversed(seeds))
+    queue = [master.randbytes(16) for _ in range(count)]
+    queue.reverse()
     queue_lock = threading.Lock()
+    deadline = None if duration is None else time.perf_counter() + duration
     # what the workers did, in order; list.append is atomic, and only the caller's thread reads
     news: list[dict[str, Any]] = []
     errors: list[BaseException] = []
@@ -389,7 +405,8 @@ def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
     def worker() -> None:
         while True:
             with queue_lock:
-                if not queue or errors:
+                if not queue or errors or (deadline is not None
+                                           and time.perf_counter() > deadline):
                     return
                 match_seed = queue.pop()
             try:

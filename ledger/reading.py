@@ -11,6 +11,7 @@ from typing import Any
 from fairdeal.games import RulesError
 from fairdeal.verifier.bundle import Bundle
 from fairdeal.verifier.canonical import canonical_bytes
+from fairdeal.verifier.keys import key_id, parse_public_key
 from fairdeal.verifier.logleaf import seat_counts as log_seat_counts
 from fairdeal.verifier.protocol import BUNDLE_FORMAT
 from fairdeal.verifier.record import MatchRecorder
@@ -31,20 +32,41 @@ class ReadSide(Deadlines):
     """What the viewer and the API read (see ``Ledger`` for the list)."""
 
     def _summary(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        signed_by = self.signed_by(row["seal_key"])
         return {
             "id": row["id"], "game": row["game"], "params": json.loads(row["params"]),
             "seats": json.loads(row["seat_names"]), "status": row["status"],
             "result": json.loads(row["result"]) if row["result"] else None,
-            "verified": bool(row["verified"]), "imported": row["status"] == "imported",
+            # "verified" is this server's word: a bundle sealed under another key passed
+            # every check under that key, which proves nothing about who wrote it
+            "verified": bool(row["verified"]) and bool(signed_by and signed_by["this_server"]),
+            "signed_by": signed_by, "imported": row["status"] == "imported",
             "created_ms": row["created_ms"], "events": row["next_seq"],
         }
 
-    def list_matches(self, limit: int = 50, offset: int = 0,
-                     game: str | None = None) -> list[dict[str, Any]]:
-        """Match summaries, newest first (see the class docstring)."""
-        limit = max(0, min(int(limit), 500))
-        return [self._summary(row)
-                for row in self.store.matches(limit=limit, offset=max(0, int(offset)), game=game)]
+    def signed_by(self, seal_key: str | None) -> dict[str, Any] | None:
+        """Who sealed a match: ``{"key", "key_id", "this_server"}`` for the public key a
+        sealed bundle is signed with (``this_server``: it is the key this server holds now);
+        None while the match is not sealed."""
+        if seal_key is None:
+            return None
+        return {"key": seal_key, "key_id": key_id(parse_public_key(seal_key)),
+                "this_server": seal_key == self.server_key.public_text}
+
+    def list_matches(self, limit: int = 50, offset: int = 0, game: str | None = None,
+                     signer: str | None = None) -> list[dict[str, Any]]:
+        """Match summaries, newest first (see the class docstring). ``signer="this"`` keeps
+        the matches sealed under this server's key, ``"other"`` those sealed under another
+        key (imported ones); matches not sealed yet are in neither."""
+        if signer not in (None, "this", "other"):
+            raise BadRequest(f"signer must be 'this' or 'other', got {signer!r}",
+                             code="invalid-query")
+        own = self.server_key.public_text
+        rows = self.store.matches(limit=max(0, min(int(limit), 500)),
+                                  offset=max(0, int(offset)), game=game,
+                                  sealed_by=own if signer == "this" else None,
+                                  sealed_by_other_than=own if signer == "other" else None)
+        return [self._summary(row) for row in rows]
 
     def get_match(self, match_id: str) -> dict[str, Any]:
         """One match's summary, commitment and timing; MatchNotFound when there is none."""

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fairdeal.games import RulesError, get_game
-from fairdeal.verifier.bundle import InvalidBundle
+from fairdeal.verifier.bundle import InvalidBundle, shown
 from fairdeal.verifier.canonical import CanonicalError, canonical_bytes
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
 from fairdeal.verifier.logleaf import genesis_leaf
@@ -63,9 +63,9 @@ class Ledger(ReadSide):
 
     The viewer and the API call these methods (all return JSON-ready values):
 
-    - ``list_matches(limit=50, offset=0, game=None)`` → summaries: id, game, params, seats,
-      status (``seating``/``playing``/``ended``/``imported``), result, verified, created_ms,
-      events.
+    - ``list_matches(limit=50, offset=0, game=None, signer=None)`` → summaries: id, game,
+      params, seats, status (``seating``/``playing``/``ended``/``imported``), result, verified
+      (only under this server's own key), signed_by, created_ms, events.
     - ``get_match(match_id)`` → one summary plus commitment, turn limit, deadline, server key id.
     - ``public_events(match_id, after=-1)`` → the events after a position. Before the reveal no
       event carries anything secret (events never hold the server seed, hands or deck order).
@@ -366,9 +366,32 @@ class Ledger(ReadSide):
             if event.get("seat") != seat:
                 raise ConflictError(f"action_id {action_id!r} was used by another seat",
                                     code="action-id-taken") from None
+            if not self._same_action(live, event["action"], action):
+                # a retry must repeat its move: the same id for another move is a client bug
+                # (or a second device), and answering with the old move would hide it
+                raise ConflictError(
+                    f"action_id {action_id!r} was already used at seq {event['seq']} for the "
+                    f"action {shown(event['action'])}, not {shown(action)}; a retry must "
+                    "send the same action, a new move needs a new action_id",
+                    code="action-id-mismatch") from None
             return {"event": event, "replayed": True,
                     "receipt": self.receipt(match_id, event),
                     "view": self.view(match_id, token)}
+
+    @staticmethod
+    def _same_action(live: _Live, stored: Any, sent: Any) -> bool:
+        """Whether a retried move repeats the stored one: as sent (a signed move is stored as
+        sent), or in the game's JSON form (an unsigned one is stored normalised)."""
+        if stored == sent:
+            return True
+        recorder = live.recorder
+        if recorder is None:
+            return False
+        try:
+            game = recorder.game
+            return bool(game.action_to_json(game.parse_action(sent)) == stored)
+        except RulesError:
+            return False
 
     def _check_turn(self, recorder: MatchRecorder, seat: int) -> None:
         replayer = recorder.replayer

@@ -61,6 +61,8 @@ __all__ = [
 DB_FILE = "ledger.db"
 #: NORMAL survives a killed process; FULL also a power cut, at one fsync per append
 SQLITE_SYNCHRONOUS = os.environ.get("FAIRDEAL_SQLITE_SYNCHRONOUS", "NORMAL").upper()
+#: a listing offset past this names no row of any table (and an SQL integer overflows soon after)
+MAX_OFFSET = 2**62
 if SQLITE_SYNCHRONOUS not in ("NORMAL", "FULL", "EXTRA"):
     raise ValueError("FAIRDEAL_SQLITE_SYNCHRONOUS must be NORMAL, FULL or EXTRA")
 _EVENT_PREFIX = tag_prefix(Tag.EVENT)
@@ -146,6 +148,9 @@ def open_engine(url: str, *, pg_schema: str | None = None, create: bool = True) 
         kwargs["connect_args"] = {"options": f"-c search_path={pg_schema}"}
     # one connection per request thread without waiting for the pool (16+ threads per process)
     kwargs.update(pool_size=20, max_overflow=40)
+    # a driver error's message must never quote a statement's parameters: the matches row
+    # holds the server seed until the reveal, and errors get logged
+    kwargs["hide_parameters"] = True
     engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -210,8 +215,26 @@ class StoredEvent:
         return value
 
 
+@dataclass
+class _Append:
+    """One append waiting for a group commit, and how it ended."""
+
+    match_id: str
+    expected_seq: int
+    rows: list[tuple[Any, ...]]
+    update_sql: str | None
+    values: list[Any]
+    done: bool = False
+    error: BaseException | None = None
+
+
 class EventStore:
-    """Append with an expected position, read after a position; plus the match rows."""
+    """Append with an expected position, read after a position; plus the match rows.
+
+    On SQLite, concurrent appends share a commit (group commit): at ``synchronous=FULL`` one
+    fsync makes a whole batch durable, and each append still returns only once its batch is
+    committed, so an acknowledged move is as durable as before.
+    """
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -219,6 +242,9 @@ class EventStore:
         # SQLite's busy handler, which sleeps in steps of up to 100 ms
         self._write_lock: threading.Lock | contextlib.nullcontext[None] = (
             threading.Lock() if engine.dialect.name == "sqlite" else contextlib.nullcontext())
+        # appends waiting for the next group commit (SQLite)
+        self._queue: list[_Append] = []
+        self._queue_lock = threading.Lock()
         self._mark = "?" if engine.dialect.paramstyle == "qmark" else "%s"
         self._insert_sql = ("INSERT INTO events (match_id, seq, type, body, hash, action_id) "
                             f"VALUES ({', '.join([self._mark] * 6)})")
@@ -270,28 +296,64 @@ class EventStore:
         if self.dialect == "postgresql":
             self._append_in_one_statement(match_id, expected_seq, rows, update_sql, values)
             return None
+        job = _Append(match_id, expected_seq, rows, update_sql, values)
+        with self._queue_lock:
+            self._queue.append(job)
+        # group commit: whoever holds the write lock commits every append queued so far in one
+        # transaction (one fsync at synchronous=FULL); an append queued meanwhile is either in
+        # that batch or commits the next one itself
         with self._write_lock:
-            connection = self.engine.raw_connection()
+            if not job.done:
+                with self._queue_lock:
+                    batch, self._queue = self._queue, []
+                self._commit_batch(batch, dbapi)
+        if job.error is not None:
+            raise job.error
+        return None
+
+    def _commit_batch(self, batch: list[_Append], dbapi: Any) -> None:
+        """Each append in a savepoint of one transaction: a conflict undoes that append alone;
+        any other failure (a full disk, a lost file) fails the whole batch, nothing stored."""
+        connection = self.engine.raw_connection()
+        try:
+            cursor = connection.cursor()
+            alone = len(batch) == 1  # the common case without contention: no savepoint
             try:
-                cursor = connection.cursor()
-                try:
-                    cursor.executemany(self._insert_sql, rows)
-                    if update_sql is not None:
-                        cursor.execute(update_sql, values)
-                    connection.commit()
-                except dbapi.IntegrityError as e:
-                    connection.rollback()
-                    raise ConflictError(
-                        f"match {match_id}: position {expected_seq} was taken by another writer",
-                        next_seq=None,
-                    ) from e
-                except BaseException:
-                    connection.rollback()
-                    raise
-                finally:
-                    cursor.close()
+                if not alone:
+                    cursor.execute("BEGIN IMMEDIATE")
+                for job in batch:
+                    if not alone:
+                        cursor.execute("SAVEPOINT append")
+                    try:
+                        cursor.executemany(self._insert_sql, job.rows)
+                        if job.update_sql is not None:
+                            cursor.execute(job.update_sql, job.values)
+                    except dbapi.IntegrityError as e:
+                        if alone:
+                            connection.rollback()
+                        else:
+                            cursor.execute("ROLLBACK TO append")
+                        job.error = ConflictError(
+                            f"match {job.match_id}: position {job.expected_seq} was taken by "
+                            "another writer", next_seq=None)
+                        job.error.__cause__ = e
+                    if not alone:
+                        cursor.execute("RELEASE append")
+                connection.commit()
+            except BaseException as e:
+                connection.rollback()
+                for job in batch:
+                    job.error = e
+                raise
             finally:
-                connection.close()
+                cursor.close()
+                for job in batch:
+                    job.done = True
+        except BaseException:
+            # raised again in the thread of each append of the batch (this one included)
+            pass
+        finally:
+            connection.close()
         return None
 
     def _append_logged(self, match_id: str, expected_seq: int,
@@ -440,13 +502,23 @@ class EventStore:
             conn.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(**values))
 
     def matches(self, limit: int = 50, offset: int = 0, game: str | None = None,
-                status: Iterable[str] | None = None) -> list[dict[str, Any]]:
-        """Match rows, newest first."""
+                status: Iterable[str] | None = None, sealed_by: str | None = None,
+                sealed_by_other_than: str | None = None) -> list[dict[str, Any]]:
+        """Match rows, newest first. ``sealed_by`` keeps the matches sealed under that public
+        key (``ed25519:<hex>``), ``sealed_by_other_than`` those sealed under any other key;
+        a match not sealed yet is in neither."""
         query = select(_MATCHES).order_by(_MATCHES.c.created_ms.desc(), _MATCHES.c.id)
         if game is not None:
             query = query.where(_MATCHES.c.game == game)
         if status is not None:
             query = query.where(_MATCHES.c.status.in_(list(status)))
+        if sealed_by is not None:
+            query = query.where(_MATCHES.c.seal_key == sealed_by)
+        if sealed_by_other_than is not None:
+            query = query.where(_MATCHES.c.seal_key.is_not(None),
+                                _MATCHES.c.seal_key != sealed_by_other_than)
+        if offset > MAX_OFFSET:  # past any table, and past what SQL's integers hold
+            return []
         query = query.limit(limit).offset(offset)
         with self.engine.connect() as conn:
             return [dict(row) for row in conn.execute(query).mappings()]

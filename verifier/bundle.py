@@ -16,12 +16,23 @@ from typing import Any
 
 from .protocol import BUNDLE_FORMAT, PROTOCOL_V1, PROTOCOL_V2, PROTOCOLS
 
-__all__ = ["MAX_BUNDLE_BYTES", "Bundle", "InvalidBundle", "parse_json", "validate_event"]
+__all__ = ["MAX_BUNDLE_BYTES", "MAX_EVENTS", "MAX_INT", "Bundle", "InvalidBundle", "parse_json",
+           "shown", "validate_event"]
 
 #: a bundle larger than this is refused before parsing (a long match is well under 1 MiB)
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024
 #: how deeply an action or the params may nest
 MAX_DEPTH = 16
+#: a bundle with more events is refused before any is checked: replaying each costs time, and a
+#: long match holds a few hundred (the longest fixture: under 300)
+MAX_EVENTS = 20_000
+#: integers are 64-bit signed: every field that holds one (a seq, a ts, a card index) fits, and
+#: so does every database column and any other language's integer type
+MAX_INT = 2**63 - 1
+#: a longer number is refused before it is converted (Python's own guard stops at 4,300)
+_MAX_INT_DIGITS = 19
+#: error messages quote at most this much of an offending value
+_SHOWN = 80
 
 _HEX64 = re.compile(r"[0-9a-f]{64}\Z")
 _HEX128 = re.compile(r"[0-9a-f]{128}\Z")
@@ -34,12 +45,54 @@ class InvalidBundle(ValueError):
     """The file is not a well-formed bundle; the message names the field and the problem."""
 
 
+def shown(value: Any) -> str:
+    """``repr(value)``, cut short: a hostile file's 16 MiB string must not fill the message."""
+    text = repr(value)
+    return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}... ({len(text)} characters)"
+
+
 def _reject_float(text: str) -> Any:
-    raise InvalidBundle(f"numbers must be integers in canonical JSON, found {text!r}")
+    raise InvalidBundle(f"numbers must be integers in canonical JSON, found {shown(text)}")
 
 
 def _reject_constant(text: str) -> Any:
     raise InvalidBundle(f"{text} is not allowed in canonical JSON")
+
+
+def _bounded_int(text: str) -> int:
+    digits = len(text) - (text[0] == "-")
+    if digits > _MAX_INT_DIGITS:
+        raise InvalidBundle(f"an integer of {digits} digits is out of range: integers must lie "
+                            f"within +-{MAX_INT} (64-bit)")
+    value = int(text)
+    if not -MAX_INT <= value <= MAX_INT:
+        raise InvalidBundle(f"integer {value} is out of range: integers must lie within "
+                            f"+-{MAX_INT} (64-bit)")
+    return value
+
+
+#: a lone surrogate can only enter through a \uD800-\uDFFF escape (UTF-8 bytes cannot hold
+#: one): look for the escape first, and walk the parsed value only when there is one
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _surrogates(value: Any) -> None:
+    """Refuse a string (or key) holding a lone surrogate: it has no UTF-8 form to hash."""
+    stack: list[tuple[Any, str]] = [(value, "$")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            found = _SURROGATE.search(item)
+            if found:
+                raise InvalidBundle(f"{where}: a string holds the lone surrogate "
+                                    f"\\u{ord(found.group()):04x}, which has no UTF-8 form")
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                stack.append((key, f"{where} (a key)"))
+                stack.append((child, f"{where}.{shown(key)[1:-1]}"))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{index}]") for index, child in enumerate(item))
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -48,13 +101,14 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise InvalidBundle(f"duplicate key {key!r} in an object")
+                raise InvalidBundle(f"duplicate key {shown(key)} in an object")
             seen.add(key)
     return result
 
 
 def _depth(value: Any, limit: int, where: str) -> None:
-    """The free-form parts of an event (an action, the params) are bounded in depth."""
+    """The free-form parts of an event (an action, the params) are bounded in depth (their
+    integers are bounded by the parser already)."""
     if not isinstance(value, (dict, list)):
         return
     stack = [(value, 1)]
@@ -71,7 +125,9 @@ def _depth(value: Any, limit: int, where: str) -> None:
 def parse_json(data: bytes | str, max_bytes: int = MAX_BUNDLE_BYTES) -> Any:
     """Strict JSON: UTF-8, no floats, no NaN, no duplicate keys, bounded size and depth."""
     if len(data) > max_bytes:
-        raise InvalidBundle(f"file is {len(data)} bytes, more than the {max_bytes} allowed")
+        # (a reader may stop one byte past the limit: say "larger", not a size it never saw)
+        raise InvalidBundle(f"file is larger than the {max_bytes} bytes "
+                            f"({max_bytes / 2**20:g} MiB) allowed")
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8")
@@ -85,6 +141,7 @@ def parse_json(data: bytes | str, max_bytes: int = MAX_BUNDLE_BYTES) -> Any:
         value = json.loads(
             text,
             parse_float=_reject_float,
+            parse_int=_bounded_int,
             parse_constant=_reject_constant,
             object_pairs_hook=_unique_keys,
         )
@@ -95,6 +152,8 @@ def parse_json(data: bytes | str, max_bytes: int = MAX_BUNDLE_BYTES) -> Any:
         ) from None
     except RecursionError:
         raise InvalidBundle("JSON nested too deeply to be a bundle") from None
+    if _SURROGATE_ESCAPE.search(text) or (isinstance(data, str) and _SURROGATE.search(text)):
+        _surrogates(value)
     return value
 
 
@@ -112,25 +171,26 @@ def _need(event: Mapping[str, Any], where: str, key: str) -> Any:
 
 def _int(where: str, value: Any, minimum: int = 0) -> None:
     if not _is_int(value) or value < minimum:
-        raise InvalidBundle(f"{where}: expected an integer >= {minimum}, got {value!r}")
+        raise InvalidBundle(f"{where}: expected an integer >= {minimum}, got {shown(value)}")
 
 
 def _pattern(where: str, value: Any, pattern: re.Pattern[str], what: str) -> None:
     if not isinstance(value, str) or not pattern.match(value):
-        raise InvalidBundle(f"{where}: expected {what}, got {value!r}")
+        raise InvalidBundle(f"{where}: expected {what}, got {shown(value)}")
 
 
 def _text(where: str, value: Any, longest: int = 200) -> None:
     if not isinstance(value, str) or not value or len(value) > longest:
         raise InvalidBundle(f"{where}: expected a non-empty string of at most {longest} "
-                            f"characters, got {value!r}")
+                            f"characters, got {shown(value)}")
 
 
 def _genesis(event: Mapping[str, Any], where: str) -> None:
     protocol = _need(event, where, "protocol")
-    if protocol not in PROTOCOLS:
+    if not isinstance(protocol, str) or protocol not in PROTOCOLS:
         raise InvalidBundle(f"{where}.protocol: this verifier speaks "
-                            f"{' and '.join(map(repr, PROTOCOLS))}, the file says {protocol!r}")
+                            f"{' and '.join(map(repr, PROTOCOLS))}, the file says "
+                            f"{shown(protocol)}")
     if protocol == PROTOCOL_V2:
         _int(f"{where}.seating_ms", _need(event, where, "seating_ms"), 1)
     _pattern(f"{where}.match_id", _need(event, where, "match_id"), _MATCH_ID,
@@ -139,18 +199,18 @@ def _genesis(event: Mapping[str, Any], where: str) -> None:
     _text(f"{where}.rules_version", _need(event, where, "rules_version"), 40)
     _pattern(f"{where}.rules_hash", _need(event, where, "rules_hash"), _HEX64, "64 hex digits")
     if not isinstance(_need(event, where, "params"), dict):
-        raise InvalidBundle(f"{where}.params: expected an object, got {event['params']!r}")
+        raise InvalidBundle(f"{where}.params: expected an object, got {shown(event['params'])}")
     _depth(event["params"], MAX_DEPTH, f"{where}.params")
     limit = _need(event, where, "turn_limit_ms")
     if limit is not None:
         _int(f"{where}.turn_limit_ms", limit, 1)
     seats = _need(event, where, "seats")
     if not isinstance(seats, list) or not 2 <= len(seats) <= 8:
-        raise InvalidBundle(f"{where}.seats: expected a list of 2 to 8 seats, got {seats!r}")
+        raise InvalidBundle(f"{where}.seats: expected a list of 2 to 8 seats, got {shown(seats)}")
     for index, seat in enumerate(seats):
         if not isinstance(seat, dict) or set(seat) != {"name"}:
             raise InvalidBundle(f"{where}.seats[{index}]: expected {{\"name\": ...}}, "
-                                f"got {seat!r}")
+                                f"got {shown(seat)}")
         _text(f"{where}.seats[{index}].name", seat["name"], 80)
     _pattern(f"{where}.server_key_id", _need(event, where, "server_key_id"), _HEX16,
              "16 hex digits")
@@ -215,7 +275,7 @@ def _reveal(event: Mapping[str, Any], where: str) -> None:
     result = _need(event, where, "result")
     if not isinstance(result, dict) or set(result) != {"winner", "reason"}:
         raise InvalidBundle(f"{where}.result: expected {{\"winner\", \"reason\"}}, "
-                            f"got {result!r}")
+                            f"got {shown(result)}")
     if result["winner"] is not None:
         _int(f"{where}.result.winner", result["winner"])
     _text(f"{where}.result.reason", result["reason"], 40)
@@ -321,17 +381,19 @@ def validate_event(event: Any, where: str, protocol: str | None = None) -> None:
     _int(f"{where}.ts", _need(event, where, "ts"))
     kind = _need(event, where, "type")
     if kind == "genesis" and protocol is None:
-        protocol = event.get("protocol") if event.get("protocol") in PROTOCOLS else PROTOCOL_V2
+        stated = event.get("protocol")
+        protocol = stated if isinstance(stated, str) and stated in PROTOCOLS else PROTOCOL_V2
     if protocol is None:
         raise ValueError("validate_event needs the match's protocol for a non-genesis event")
     fields = _FIELDS[protocol]
     if not isinstance(kind, str) or kind not in fields:
-        raise InvalidBundle(f"{where}.type: unknown event type {kind!r} in a {protocol} match "
-                            f"(known: {', '.join(PROTOCOLS[protocol])})")
+        raise InvalidBundle(f"{where}.type: unknown event type {shown(kind)} in a {protocol} "
+                            f"match (known: {', '.join(PROTOCOLS[protocol])})")
     allowed, check = fields[kind]
     extra = set(event) - _COMMON - allowed
     if extra:
-        raise InvalidBundle(f"{where}: unexpected field {sorted(extra)[0]!r} in a {kind} event")
+        raise InvalidBundle(f"{where}: unexpected field {shown(sorted(extra)[0])} in a {kind} "
+                            "event")
     check(event, where)
 
 
@@ -364,18 +426,21 @@ class Bundle:
             raise InvalidBundle(f"a bundle is a JSON object, got {type(data).__name__}")
         fmt = data.get("format")
         if fmt != BUNDLE_FORMAT:
-            raise InvalidBundle(f"format: expected {BUNDLE_FORMAT!r}, got {fmt!r}")
+            raise InvalidBundle(f"format: expected {BUNDLE_FORMAT!r}, got {shown(fmt)}")
         extra = set(data) - {"format", "events", "signature", "log"}
         if extra:
-            raise InvalidBundle(f"unexpected top-level field {sorted(extra)[0]!r}")
+            raise InvalidBundle(f"unexpected top-level field {shown(sorted(extra)[0])}")
         events = data.get("events")
         if not isinstance(events, list) or not events:
             raise InvalidBundle("events: expected a non-empty list of events")
+        if len(events) > MAX_EVENTS:
+            raise InvalidBundle(f"events: {len(events)} events, more than the {MAX_EVENTS} a "
+                                "bundle may hold")
         first = events[0]
         if not isinstance(first, dict) or first.get("type") != "genesis":
             kind = first.get("type") if isinstance(first, dict) else type(first).__name__
             raise InvalidBundle(f"events[0].type: the first event must be the genesis, "
-                                f"got {kind!r}")
+                                f"got {shown(kind)}")
         validate_event(first, "events[0]")
         protocol = first["protocol"]
         quick = protocol in _MOVE_OPTIONAL
@@ -384,7 +449,7 @@ class Bundle:
                 validate_event(event, f"events[{index}]", protocol)
         if events[-1]["type"] != "reveal":
             raise InvalidBundle(f"events[{len(events) - 1}].type: the last event of a sealed "
-                                f"match must be the reveal, got {events[-1]['type']!r} "
+                                f"match must be the reveal, got {shown(events[-1]['type'])} "
                                 "(the log is truncated or the match is not over)")
         signature = data.get("signature")
         if not isinstance(signature, dict) or set(signature) != {"key", "sig"}:

@@ -69,15 +69,23 @@ def check_canonical(value: Any, where: str = "$") -> None:
     raise CanonicalError(f"{where}: {type(value).__name__} is not a JSON value")
 
 
+def _utf8(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as e:  # a lone surrogate ("\ud800") has no UTF-8 form
+        raise CanonicalError(f"a string holds the lone surrogate \\u{ord(text[e.start]):04x}, "
+                             "which has no UTF-8 form") from None
+
+
 def canonical_bytes(value: Any) -> bytes:
     """The canonical UTF-8 bytes of ``value``; raise CanonicalError if it has none."""
     check_canonical(value)
-    return _encode(value).encode("utf-8")
+    return _utf8(_encode(value))
 
 
 def canonical_bytes_trusted(value: Any) -> bytes:
     """Canonical bytes of a value already known to hold only JSON types without floats
     (what ``bundle.parse_json`` returns): the check is skipped on this hot path."""
     if _c_encode is not None and type(value) is dict:  # an event: straight to the C encoder
-        return "".join(_c_encode(value, 0)).encode("utf-8")
-    return _encode(value).encode("utf-8")
+        return _utf8("".join(_c_encode(value, 0)))
+    return _utf8(_encode(value))

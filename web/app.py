@@ -9,6 +9,9 @@ Configuration (``create_app(config)`` keys, or the environment):
 - ``FAIRDEAL_LEDGER`` — a ready ``Ledger`` (tests).
 - ``FAIRDEAL_SWEEPER`` — run the timeout sweeper thread in this process (default True).
 - ``FAIRDEAL_SWEEP_INTERVAL`` — seconds between sweeps (default 0.25).
+- ``FAIRDEAL_RATE_LIMITS`` — ``off``, or ``create=60/60,upload=30/60,import=30/60`` (count per
+  seconds, per client address; these are the defaults); env of the same name
+  (see ``fairdeal.web.security``).
 - env ``FAIRDEAL_LOG_ORIGIN`` — the transparency log's origin (default
   ``fairdeal.log/<server key id>``); env ``FAIRDEAL_LOG_WITNESSES`` — the witnesses' cosigner
   keys whose cosignatures the log keeps (docs/ledger.md, "The transparency log").
@@ -61,8 +64,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=ledger.after_fork)
 
+    from . import faults, security
     from .api import bp as api_bp
 
+    security.init_app(app)
+    faults.init_app(app)
     app.register_blueprint(api_bp)
     try:
         from .viewer import bp as viewer_bp

@@ -107,9 +107,12 @@ def _seat(value: Any, name: str, default_school: str, rules: RuleSet) -> dict[st
             raise InvalidParams(f"unknown parameter {name}.{key}: a seat takes "
                                 f"{', '.join(keys)} (under {rules.version})")
     school = value.get("school", default_school)
-    if school not in SCHOOLS:
+    # a list or an object is no school nor patron (and an object cannot be looked up)
+    if not isinstance(school, str) or school not in SCHOOLS:
         raise InvalidParams(f"{name}.school {school!r} is not one of: {', '.join(SCHOOLS)}")
     patron = value.get("patron", "elemental" if school == NEUTRAL else None)
+    if patron is not None and not isinstance(patron, str):
+        raise InvalidParams(f"{name}.patron must be a name or null, got {patron!r}")
     if school == NEUTRAL and patron not in PATRONS:
         raise InvalidParams(f"{name}.patron {patron!r} is not one of: {', '.join(PATRONS)}")
     if school != NEUTRAL and patron is not None:

@@ -176,3 +176,16 @@ def test_a_connection_the_server_dropped_fails_one_request_then_is_replaced(stor
         except Exception:  # noqa: BLE001  the driver's error for the dead connection
             failures += 1
     assert failures <= 1, failures
+
+
+def test_matches_filter_by_the_key_that_sealed_them(store: EventStore) -> None:
+    ours, theirs = "ed25519:" + "a" * 64, "ed25519:" + "b" * 64
+    for index, seal_key in enumerate((ours, theirs, None, theirs)):
+        row = {**_match_row(f"s{index}"), "created_ms": index, "seal_key": seal_key}
+        store.create_match(row, [_genesis()])
+    assert [row["id"] for row in store.matches(sealed_by=ours)] == ["s0"]
+    # newest first; a match not sealed yet (s2) is in neither list
+    assert [row["id"] for row in store.matches(sealed_by_other_than=ours)] == ["s3", "s1"]
+    assert [row["id"] for row in store.matches(sealed_by_other_than=ours, limit=1,
+                                               offset=1)] == ["s1"]
+    assert len(store.matches()) == 4

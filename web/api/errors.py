@@ -10,9 +10,13 @@ from werkzeug.exceptions import HTTPException
 
 from fairdeal.ledger.errors import ConflictError, LedgerError
 
+from .. import faults
 from . import bp
 
 log = logging.getLogger("fairdeal.web.api")
+
+# a database that is away is a 503 with Retry-After, not the catch-all's 500
+faults.init_blueprint(bp)
 
 
 def error_response(status: int, code: str, message: str, **extra: Any) -> Response:

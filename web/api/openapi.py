@@ -9,6 +9,7 @@ __all__ = ["openapi_document"]
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _EVENT = {"$ref": "#/components/schemas/Event"}
 _HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+_SIGNED_BY = {"$ref": "#/components/schemas/SignedBy"}
 
 
 def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
@@ -19,7 +20,10 @@ def _errors(*statuses: int) -> dict[str, Any]:
     words = {400: "Malformed request (code names the problem)",
              401: "Missing or malformed bearer token", 403: "Not a seat of this match",
              404: "No such match", 409: "Conflict: stale expected_seq, or not over yet",
-             413: "Body too large", 422: "Refused by the rules or the protocol"}
+             413: "Body too large", 422: "Refused by the rules or the protocol",
+             429: "Rate limited (Retry-After says when to try again)",
+             503: "The database is unavailable (Retry-After; a retry with the same "
+                  "action_id is safe)"}
     return {str(status): _json(_ERROR, words[status]) for status in statuses}
 
 
@@ -84,7 +88,22 @@ def openapi_document() -> dict[str, Any]:
                     "seat": {"type": ["integer", "null"]},
                     "current_seat": {"type": ["integer", "null"]},
                     "deadline_ms": {"type": ["integer", "null"]},
+                    "verified": {"type": "boolean", "description":
+                                 "Every check passed AND the match is sealed under this "
+                                 "server's own key; false for a bundle signed elsewhere"},
+                    "signed_by": _SIGNED_BY,
                     "state": {}, "legal_actions": {"type": "array"}}},
+                "SignedBy": {
+                    "type": ["object", "null"],
+                    "description": "The key the sealed bundle is signed with; null until the "
+                                   "match is sealed. this_server: it is this server's own key "
+                                   "(else the match was signed by another server, which anyone "
+                                   "can be: imports need no authentication)",
+                    "required": ["key", "key_id", "this_server"],
+                    "properties": {"key": {"type": "string",
+                                           "pattern": "^ed25519:[0-9a-f]{64}$"},
+                                   "key_id": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
+                                   "this_server": {"type": "boolean"}}},
             },
         },
         "paths": {
@@ -107,14 +126,19 @@ def openapi_document() -> dict[str, Any]:
                             "seat": {"type": "integer"}, "name": {"type": "string"},
                             "token": {"type": "string"}}}}}},
                         "The match, with one secret token per seat (shown only here)"),
-                        **_errors(400, 413)}},
+                        **_errors(400, 413, 429, 503)}},
                 "get": {
                     "summary": "List matches, newest first",
                     "parameters": [
                         {"name": "limit", "in": "query", "schema": {"type": "integer"}},
                         {"name": "offset", "in": "query", "schema": {"type": "integer"}},
-                        {"name": "game", "in": "query", "schema": {"type": "string"}}],
-                    "responses": {"200": _json({"type": "object"}, "Match summaries"),
+                        {"name": "game", "in": "query", "schema": {"type": "string"}},
+                        {"name": "signer", "in": "query", "description":
+                         "this: only matches sealed under this server's key; other: only "
+                         "those sealed under another key; matches not sealed yet are in "
+                         "neither", "schema": {"type": "string", "enum": ["this", "other"]}}],
+                    "responses": {"200": _json({"type": "object"}, "Match summaries, each "
+                                               "with verified and signed_by"),
                                   **_errors(400)}},
             },
             "/matches/{match_id}": {"get": {
@@ -150,14 +174,16 @@ def openapi_document() -> dict[str, Any]:
                     "ts": {"type": "integer", "description": "fairdeal/1 matches only"}},
                     ["action", "expected_seq", "action_id"]),
                 "responses": {"201": _PLAYED, "200": _PLAYED,
-                              **_errors(400, 401, 403, 404, 409, 413, 422)}}},
+                              **_errors(400, 401, 403, 404, 409, 413, 422, 503)}}},
             "/matches/{match_id}/resign": {"post": {
                 "summary": "Resign: the match ends, the seed is revealed, the bundle sealed",
                 "parameters": [_MATCH_ID], "security": _SEAT,
                 "responses": {"201": _PLAYED, "200": _PLAYED,
                               **_errors(400, 401, 403, 404, 409, 422)}}},
             "/matches/{match_id}/events": {"get": {
-                "summary": "Public events after a position (live spectating)",
+                "summary": "Public events after a position (live spectating); a token, if "
+                           "sent, must be a seat's (the events are the same for everyone)",
+                "security": [{}, {"bearerAuth": []}],
                 "parameters": [_MATCH_ID,
                                {"name": "after", "in": "query", "schema": {"type": "integer"}},
                                {"name": "limit", "in": "query", "schema": {"type": "integer"}}],
@@ -168,7 +194,7 @@ def openapi_document() -> dict[str, Any]:
                                  "description": "One line for people about each move, by "
                                                 "seq, from public information only"}}},
                     "Events in order"),
-                    **_errors(400, 404)}}},
+                    **_errors(400, 401, 403, 404)}}},
             "/matches/{match_id}/board.svg": {"get": {
                 "summary": "The board now, drawn by the game: public information only without "
                            "a token, the seat's own perspective with its token",
@@ -179,21 +205,25 @@ def openapi_document() -> dict[str, Any]:
                               **_errors(401, 403, 404, 409)}}},
             "/matches/{match_id}/bundle": {"get": {
                 "summary": "The sealed bundle (409 before the end), with the tlog proofs of its "
-                           "genesis and seal leaves in 'log'",
+                           "genesis and seal leaves in 'log'; a token, if sent, must be a seat's",
                 "parameters": [_MATCH_ID, {
                     "name": "log_size", "in": "query", "required": False,
                     "schema": {"type": "integer", "minimum": 0},
                     "description": "Prove against the checkpoint signed at this tree size "
                                    "(default: the latest)"}],
+                "security": [{}, {"bearerAuth": []}],
                 "responses": {"200": _json({"type": "object"}, "The bundle file"),
-                              **_errors(400, 404, 409)}}},
+                              **_errors(400, 401, 403, 404, 409)}}},
             "/bundles": {"post": {
                 "summary": "Import a bundle: verified first, stored read-only if it passes",
                 "requestBody": {"required": True,
                                 "content": {"application/json": {"schema": {"type": "object"}}}},
                 "responses": {"201": _json({"type": "object", "properties": {
-                    "id": {"type": "string"}, "report": {"type": "object"}}}, "Imported"),
-                    **_errors(409, 413, 422)}}},
+                    "id": {"type": "string"}, "report": {"type": "object"},
+                    "signed_by": _SIGNED_BY}},
+                    "Imported (verified under the key in the file: signed_by says whether it is "
+                    "this server's)"),
+                    **_errors(409, 413, 422, 429, 503)}}},
             "/keys": {"get": {
                 "summary": "The server's public keys (ed25519:<hex>)",
                 "responses": {"200": _json({"type": "object"}, "Keys")}}},

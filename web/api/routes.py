@@ -60,7 +60,8 @@ def list_matches() -> Response:
     limit = _int_arg("limit", 50, 1, 500)
     offset = _int_arg("offset", 0, 0, 10**9)
     game = request.args.get("game") or None
-    return jsonify({"matches": ledger().list_matches(limit, offset, game=game),
+    signer = request.args.get("signer") or None
+    return jsonify({"matches": ledger().list_matches(limit, offset, game=game, signer=signer),
                     "limit": limit, "offset": offset})
 
 
@@ -125,8 +126,18 @@ def _played(result: dict[str, Any]) -> tuple[Response, int]:
     return jsonify(payload), 200 if replayed else 201
 
 
+def _public_read(match_id: str) -> None:
+    """A read that has one answer for everyone (public events, the sealed bundle): no token
+    is the public read; a token must still open a seat of the match (401 malformed, 403 not
+    a seat), as on every GET — a wrong token never passes for a spectator."""
+    token = bearer_token(required=False)
+    if token is not None:
+        ledger().seat_of(match_id, token)
+
+
 @bp.get("/matches/<match_id>/events")
 def events(match_id: str) -> Response:
+    _public_read(match_id)
     after = _int_arg("after", -1, -1, 10**9)
     limit = _int_arg("limit", 1000, 1, 10_000)
     found = ledger().public_events(match_id, after, limit)
@@ -150,6 +161,7 @@ def board(match_id: str) -> Response:
 
 @bp.get("/matches/<match_id>/bundle")
 def bundle(match_id: str) -> Response:
+    _public_read(match_id)
     text = request.args.get("log_size")
     log_size = None
     if text is not None:
@@ -170,7 +182,8 @@ def import_bundle() -> tuple[Response, int]:
     if match_id is None:
         return jsonify({"error": {"code": "bundle-invalid", "message": str(report.failure)},
                         "report": report.to_json()}), 422
-    return jsonify({"id": match_id, "report": report.to_json()}), 201
+    return jsonify({"id": match_id, "report": report.to_json(),
+                    "signed_by": ledger().get_match(match_id)["signed_by"]}), 201
 
 
 @bp.get("/keys")

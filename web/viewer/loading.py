@@ -9,13 +9,15 @@ from typing import Any
 from flask import abort, current_app
 
 from fairdeal.games import RulesError, get_game
+from fairdeal.verifier.bundle import Bundle
+from fairdeal.verifier.keys import key_id, parse_public_key
 from fairdeal.verifier.verify import verify_bytes
 
 from .matches import LoadedMatch, MatchCache, load_bundle, load_live
 from .sources import LedgerReader, MemoryLedger
 
-__all__ = ["MATCH_ID", "game_or_none", "ledger", "load_stored", "load_upload", "match_cache",
-           "preview_cache", "uploads", "verdict"]
+__all__ = ["MATCH_ID", "game_or_none", "judgement", "ledger", "load_stored", "load_upload",
+           "match_cache", "preview_cache", "signer_verdict", "uploads"]
 
 MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
 _UPLOAD_KEY = re.compile(r"u-[0-9a-f]{32}\Z")
@@ -97,20 +99,35 @@ def load_upload(key: str) -> LoadedMatch:
     return match  # type: ignore[no-any-return]
 
 
-def verdict(match_id: str) -> str:
-    """"verified", "failed", "live" or "missing" for the home list: only what this server
-    checked itself. A sealed bundle never changes, so its verdict is kept by match id (without
-    the snapshots, which only a match page needs)."""
+def judgement(match_id: str) -> tuple[str, str | None]:
+    """``(verdict, signer)`` for the home list: only what this server checked itself.
+
+    The verdict is "verified", "other-signer", "failed", "live" or "missing". "verified"
+    means every check passed AND the bundle is signed by this server's own key;
+    "other-signer" that every check passed under a key this server does not hold (``signer``
+    is that key's id): anyone can seal a history under a key of their own and import it.
+    A sealed bundle never changes, so its verdict is kept by match id (without the
+    snapshots, which only a match page needs)."""
     loaded = match_cache().peek(f"m-{match_id}")
     if loaded is not None:
-        return "verified" if loaded.report.ok else "failed"
+        return signer_verdict(loaded.report.ok, loaded.server_key)
     verdicts: MatchCache = current_app.extensions.setdefault("fairdeal.viewer.verdicts",
                                                              MatchCache(4096))
     found = verdicts.peek(match_id)
     if found is None:
         data = ledger().bundle(match_id)
         if data is None:
-            return "live" if ledger().get(match_id) is not None else "missing"
-        found = "verified" if verify_bytes(data).ok else "failed"
+            return ("live" if ledger().get(match_id) is not None else "missing"), None
+        ok = verify_bytes(data).ok
+        found = signer_verdict(ok, Bundle.from_bytes(data).server_key if ok else None)
         verdicts.put(match_id, found)
-    return str(found)
+    return found  # type: ignore[no-any-return]
+
+
+def signer_verdict(ok: bool, server_key: str | None) -> tuple[str, str | None]:
+    """The verdict of a sealed bundle whose checks passed (``ok``) under ``server_key``."""
+    if not ok or server_key is None:
+        return "failed", None
+    if server_key in ledger().server_keys():
+        return "verified", None
+    return "other-signer", key_id(parse_public_key(server_key))

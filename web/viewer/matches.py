@@ -18,7 +18,7 @@ from fairdeal.games import RulesError, get_rules
 from fairdeal.verifier.bundle import Bundle, InvalidBundle
 from fairdeal.verifier.protocol import PLAY_TYPES
 from fairdeal.verifier.replay import Step, replay_steps
-from fairdeal.verifier.report import CHECKS, Report, VerificationError
+from fairdeal.verifier.report import CHECKS, OPTIONAL_CHECKS, Report, VerificationError
 from fairdeal.verifier.verify import chain_hashes, verify_bytes
 
 __all__ = ["LoadedMatch", "MatchCache", "StepInfo", "load_bundle", "load_live"]
@@ -215,7 +215,8 @@ def load_live(match_id: str, events: list[dict[str, Any]], key: str | None = Non
 def check_rows(match: LoadedMatch) -> list[dict[str, str]]:
     """Every check, in order, with its status and one-line meaning.
 
-    A live match lists the checks it cannot run yet as "pending", never as passed.
+    A live match lists the checks it cannot run yet as "pending", never as passed; an
+    optional check (the receipts) as "skipped", as the verifier does without its input.
     """
     done = {check.name: check for check in match.report.checks}
     rows = []
@@ -224,6 +225,11 @@ def check_rows(match: LoadedMatch) -> list[dict[str, str]]:
         if check is not None:
             rows.append({"name": name, "status": check.status, "title": title,
                          "detail": check.detail})
+        elif match.live and name in OPTIONAL_CHECKS:
+            # the server has no player's receipts: this check is the player's to run
+            rows.append({"name": name, "status": "skipped", "title": title,
+                         "detail": "runs only with a player's receipts (fairdeal verify "
+                                   "--receipts FILE)"})
         elif match.live:
             rows.append({"name": name, "status": "pending", "title": title,
                          "detail": "not yet verifiable: the seed is revealed at the end"})

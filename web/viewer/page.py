@@ -30,11 +30,20 @@ _VIEW_SLOT = "\x00view\x00"
 AUTOPLAY_SPEEDS = ((2000, "0.5×"), (1000, "1×"), (500, "2×"), (250, "4×"))
 
 
+#: no query number means anything beyond this (a page, a step): larger ones are clamped, so
+#: ``?page=9223372036854775807`` shows an empty page instead of overflowing the database
+MAX_QUERY_INT = 10**9
+
+
 def int_arg(name: str, default: int) -> int:
-    """The query argument ``name`` as an integer; ``default`` when absent or not a number."""
+    """The query argument ``name`` as an integer within +-MAX_QUERY_INT; ``default`` when
+    absent or not a number (a 5,000-digit one included)."""
     raw = request.args.get(name, "")
+    if len(raw) > 12:
+        return default if not raw.lstrip("+-").isdigit() else (
+            -MAX_QUERY_INT if raw.startswith("-") else MAX_QUERY_INT)
     try:
-        return int(raw)
+        return max(-MAX_QUERY_INT, min(MAX_QUERY_INT, int(raw)))
     except ValueError:
         return default
 
@@ -101,6 +110,14 @@ def _events_html(match: LoadedMatch, base: str, view_query: str, number: int) ->
     return Markup(html)
 
 
+def _deal_influence(facts: Any) -> str | None:
+    """The report's one line on who could have influenced the deal, if it has one."""
+    influence = facts.get("deal_influence")
+    if isinstance(influence, dict) and isinstance(influence.get("text"), str):
+        return str(influence["text"])
+    return None
+
+
 def _browser_bundle_url(match: LoadedMatch, base: str) -> str | None:
     """Where the browser fetches the bytes it verifies: the API's bundle (exactly the file
     `fairdeal verify` reads) when this app serves the API, else the page's own download."""
@@ -132,11 +149,21 @@ def page_context(match: LoadedMatch) -> dict[str, Any]:
         # trusted code, as every board on this page
         drawing = ledger().spectator_svg(match.match_id)
         live_board = Markup(drawing) if drawing else None
-    key_id = match.report.facts.get("key_id")
+    # only a sealed match's signature says whose key it is; a live one merely names a key
+    own_key = not match.live and match.server_key is not None and (
+        match.server_key in ledger().server_keys())
     return {
         "match": match,
-        # only a sealed match's signature says whose key it is; a live one merely names a key
-        "own_key": not match.live and bool(key_id) and key_id in ledger().server_key_ids(),
+        "own_key": own_key,
+        # every check passed, but under a key this server does not hold and nobody pinned:
+        # the page says "signed by another server" and that key's id, never "verified"
+        "other_signer": facts.get("key_id") if (
+            match.report.ok and not match.live and not own_key
+            and not facts.get("key_pinned")) else None,
+        # who could have influenced the deal: the verifier's one line, for a bundle that
+        # verifies (a failing one proves nothing about its deal)
+        "deal_influence": _deal_influence(facts) if match.report.ok and not match.live
+        else None,
         "public_state": public_state,
         "live_board": live_board,
         "base": base,

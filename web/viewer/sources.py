@@ -9,11 +9,12 @@ database; the real ledger is found on ``app.extensions["fairdeal.ledger"]``.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from fairdeal.verifier.bundle import Bundle
+from fairdeal.verifier.keys import key_id, parse_public_key
 from fairdeal.verifier.report import Report
 from fairdeal.verifier.verify import verify_bytes
 
@@ -82,12 +83,16 @@ def summarize(record: Any) -> MatchSummary:
 class MemoryLedger:
     """The ledger's read API over sealed bundles (and live event lists) held in memory.
 
+    ``server_keys`` are the public keys (``ed25519:<hex>``) this viewer counts as its own: a
+    bundle signed by another key is labelled "signed by another server", never "verified".
+
     >>> store = MemoryLedger()
     >>> store.list_matches(10, 0)
     []
     """
 
-    def __init__(self) -> None:
+    def __init__(self, server_keys: Sequence[str] = ()) -> None:
+        self.server_keys = tuple(server_keys)
         self._bundles: dict[str, bytes] = {}
         self._live: dict[str, list[dict[str, Any]]] = {}
         self._order: list[str] = []
@@ -128,12 +133,24 @@ class MemoryLedger:
                     "result": None, "events": len(events)}
         return None
 
-    def list_matches(self, limit: int = 20, offset: int = 0,
-                     game: str | None = None) -> list[dict[str, Any]]:
-        """Newest first."""
+    def list_matches(self, limit: int = 20, offset: int = 0, game: str | None = None,
+                     signer: str | None = None) -> list[dict[str, Any]]:
+        """Newest first; ``signer`` ("this" or "other") as the ledger's: sealed under one of
+        ``server_keys``, or under another key."""
         records = [self._record(match_id) for match_id in reversed(self._order)]
         chosen = [r for r in records if r and (game is None or r["genesis"]["game"] == game)]
+        if signer is not None:
+            chosen = [r for r in chosen if r["match_id"] in self._bundles
+                      and (self._signer(r["match_id"]) in self.server_keys) == (signer == "this")]
         return chosen[offset:offset + limit]
+
+    def _signer(self, match_id: str) -> str:
+        return Bundle.from_bytes(self._bundles[match_id]).server_key
+
+    def keys(self) -> list[dict[str, Any]]:
+        """The keys this viewer counts as its own (as the ledger's ``keys``)."""
+        return [{"key": key, "key_id": key_id(parse_public_key(key))}
+                for key in self.server_keys]
 
     def get_match(self, match_id: str) -> dict[str, Any]:
         """The match's summary; LookupError when there is none (as the ledger's MatchNotFound)."""
@@ -232,17 +249,21 @@ class LedgerReader:
         except Exception:  # noqa: BLE001  the raw action is shown instead
             return {}
 
-    def matches(self, limit: int, offset: int, game: str | None) -> list[Any]:
+    def matches(self, limit: int, offset: int, game: str | None,
+                signer: str | None = None) -> list[Any]:
+        if signer:
+            return list(self.ledger.list_matches(limit, offset, game, signer=signer))
         if game:
             return list(self.ledger.list_matches(limit, offset, game))
         return list(self.ledger.list_matches(limit, offset))
 
-    def server_key_ids(self) -> set[str]:
-        """The ids of the keys this server seals matches with (empty when it has none)."""
+    def server_keys(self) -> set[str]:
+        """The public keys (``ed25519:<hex>``) this server seals matches with: a bundle is
+        "verified" here only when it is signed by one of them."""
         keys = getattr(self.ledger, "keys", None)
         if keys is None:
             return set()
-        return {str(item.get("key_id")) for item in keys() if isinstance(item, Mapping)}
+        return {str(item.get("key")) for item in keys() if isinstance(item, Mapping)}
 
     def store(self, data: bytes) -> str:
         """Import a bundle; return its id or raise ValueError with the ledger's reason."""

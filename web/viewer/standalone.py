@@ -2,7 +2,10 @@
 
 For tests, the benchmark and a quick look at a folder of bundles without a database::
 
-    python -m fairdeal.web.viewer.standalone BUNDLE_DIR [--port 5000]
+    python -m fairdeal.web.viewer.standalone BUNDLE_DIR [--port 5000] [--key ed25519:HEX]
+
+It holds no key of its own: a bundle is "verified" only when it is signed by a ``--key``
+given; any other is labelled "signed by another server".
 
 The project's real app (``fairdeal.web.app.create_app``) registers the same blueprint over the
 ledger.
@@ -16,6 +19,7 @@ from typing import Any
 
 from flask import Flask
 
+from ..security import init_headers
 from . import bp
 from .sources import MemoryLedger
 
@@ -28,6 +32,7 @@ def create_viewer_app(store: Any = None, config: dict[str, Any] | None = None) -
     app.config.update(config or {})
     app.extensions["fairdeal.viewer.store"] = store if store is not None else MemoryLedger()
     app.register_blueprint(bp)
+    init_headers(app)  # the viewer's pages get the same headers as under the full app
     return app
 
 
@@ -47,8 +52,10 @@ def main() -> None:  # pragma: no cover - a developer's entry point
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", type=Path)
     parser.add_argument("--port", type=int, default=5000)
+    parser.add_argument("--key", action="append", default=[],
+                        help="a public key (ed25519:<hex>) to count as this viewer's own")
     args = parser.parse_args()
-    store = MemoryLedger()
+    store = MemoryLedger(server_keys=args.key)
     if args.folder:
         print(f"{load_folder(store, args.folder)} bundles loaded")
     create_viewer_app(store).run(host="127.0.0.1", port=args.port)

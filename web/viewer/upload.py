@@ -10,6 +10,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
 
+from ..security import rate_limited
 from . import bp
 from .loading import ledger, load_upload, match_cache, uploads
 from .matches import check_rows, load_bundle
@@ -56,6 +57,9 @@ def upload_post() -> Any:
             return _upload_error(f"The trusted key is not a public key: {e}", 400)
     match = load_bundle(data, trusted_key=trusted_key)
     if request.form.get("store") and match.report.ok:
+        refused = rate_limited("import")
+        if refused is not None:
+            return refused
         try:
             match_id = ledger().store(data)
         except ValueError as e:  # the ledger's own refusal, in its own words

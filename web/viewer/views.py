@@ -10,15 +10,16 @@ from werkzeug.exceptions import HTTPException
 
 from fairdeal.games import GAME_NAMES
 
+from ..security import VIEWER_CSP
 from . import bp
 from .loading import (
     MATCH_ID,
     game_or_none,
+    judgement,
     ledger,
     load_stored,
     load_upload,
     preview_cache,
-    verdict,
 )
 from .logpanel import match_log, recent_leaves
 from .matches import LoadedMatch
@@ -27,11 +28,8 @@ from .present import badges, date_words, game_title, is_simulated, result_words
 from .sources import summarize
 from .upload import UPLOAD_LIMIT
 
-#: the viewer's pages load scripts, styles and images from here only; the games' SVG may use
-#: inline style attributes
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-       "img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; "
-       "frame-ancestors 'self'")
+#: the viewer's policy (web/security.py sets it, and the other headers, on every response)
+CSP = VIEWER_CSP
 
 
 # --- pages --------------------------------------------------------------------------------
@@ -49,14 +47,19 @@ def home() -> Any:
     game = request.args.get("game") or None
     if game not in GAME_NAMES:
         game = None
+    # "this": sealed under this server's key; "other": under another key (imported)
+    signer = request.args.get("signer") or None
+    if signer not in ("this", "other"):
+        signer = None
     page = max(0, int_arg("page", 0))
-    records = reader.matches(20, page * 20, game)
+    records = reader.matches(20, page * 20, game, signer)
     cards = []
     for record in records:
         summary = summarize(record)
         limit = summary.turn_limit_ms
         if "turn_limit_ms" not in (record if isinstance(record, dict) else {}):
             limit = (reader.get(summary.match_id) or {}).get("turn_limit_ms", limit)
+        verdict, signer_id = ("live", None) if summary.live else judgement(summary.match_id)
         cards.append({
             "summary": summary,
             "title": game_title(summary.game, game_or_none(summary.game)),
@@ -65,12 +68,15 @@ def home() -> Any:
             "when": date_words(summary.created_ms),
             "result": result_words(summary.result, list(summary.seats), game_or_none(
                 summary.game)),
-            "verdict": "live" if summary.live else verdict(summary.match_id),
+            "verdict": verdict,
+            # the key id of a bundle signed by another server ("other-signer")
+            "signer": signer_id,
         })
     games = [(name, game_title(name, game_or_none(name))) for name in GAME_NAMES]
     return render_template("viewer/home.html", cards=cards, query=query, notice=notice,
                            games=games,
-                           page=page, game=game, has_more=len(records) == 20,
+                           page=page, game=game, signer=signer,
+                           has_more=len(records) == 20,
                            limit_mb=UPLOAD_LIMIT // (1024 * 1024))
 
 
@@ -210,13 +216,6 @@ def match_live(match_id: str) -> Any:
 
 
 
-@bp.after_request
-def security_headers(response: Response) -> Response:
-    """Defence in depth for pages that show uploaded content: no inline script runs, ever."""
-    response.headers.setdefault("Content-Security-Policy", CSP)
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "same-origin")
-    return response
 
 
 

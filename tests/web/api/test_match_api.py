@@ -126,7 +126,10 @@ def test_import_verifies_first_and_stores_read_only(driver, client, tmp_path) ->
     assert verify_bytes(exported).ok
     assert json.loads(exported) == json.loads(data)
     listed = driver.call("GET", "/matches")["matches"]
-    assert listed[0]["status"] == "imported" and listed[0]["verified"]
+    # sealed by the seeded simulation's own key, not this server's: never "verified" here
+    # (tests/web/test_signer_labels.py covers the labels)
+    assert listed[0]["status"] == "imported" and listed[0]["verified"] is False
+    assert listed[0]["signed_by"]["this_server"] is False
     view = driver.call("GET", f"/matches/{match_id}")
     assert view["status"] == "imported"
     # read-only: no token opens it, and the ledger refuses writes

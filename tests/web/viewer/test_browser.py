@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from fairdeal.verifier.report import CHECKS
+from fairdeal.verifier.report import CHECKS, OPTIONAL_CHECKS
 
 CHROMIUM = os.environ.get("FAIRDEAL_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -249,7 +249,10 @@ def test_other_pages_render(page: Any, browser: Any, server: str, bundle_dir: Pa
     panel = page.locator("#verification").inner_text()
     assert "not yet verifiable" in panel and "every check passed" not in panel
     assert page.locator(".check-row.status-pass").count() == 2  # format, chain so far
-    assert page.locator(".check-row.status-pending").count() == len(CHECKS) - 2
+    # the rest wait for the reveal; the receipts are a player's check to run (skipped)
+    pending = len(CHECKS) - 2 - len(OPTIONAL_CHECKS)
+    assert page.locator(".check-row.status-pending").count() == pending
+    assert page.locator(".check-row.status-skipped").count() == len(OPTIONAL_CHECKS)
     _shot(page, "match-live")
     page.goto(f"{server}/m/nothing-here")
     _shot(page, "not-found")
@@ -320,6 +323,48 @@ def test_watch_a_live_match(page: Any, ledger_server: tuple[str, Any]) -> None:
     page.wait_for_selector("#stepper", timeout=10_000)  # sealed: the stepper replaces it
     assert "every check passed" in page.locator("#verification").inner_text()
     assert "this server's key" in page.locator("#key-fact").inner_text()
+
+
+def test_home_badges_say_who_signed(page: Any, ledger_server: tuple[str, Any]) -> None:
+    """A bundle re-forged under another key, posted to the API without authentication, reads
+    "signed by another server" and its key id in the browser, never "verified"."""
+    import urllib.request
+
+    from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
+
+    base, ledger = ledger_server
+    fixtures = Path(__file__).resolve().parents[3] / "fixtures" / "bundles" / "tampered"
+    forged = (fixtures / "reforged-under-new-key.json").read_bytes()
+    settings = SimulationSettings(game="arcomage", params={}, bots=("random", "greedy"))
+    ours = next(simulate_matches(settings, 1, seed="browser-own", server_key=ledger.server_key))
+    answers = []
+    for data in (forged, json.dumps(ours).encode()):
+        request = urllib.request.Request(f"{base}/api/v1/bundles", data=data, method="POST",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            answers.append(json.loads(response.read()))
+    forged_id, own_id = answers[0]["id"], answers[1]["id"]
+    signer = answers[0]["signed_by"]["key_id"]
+    page.goto(base + "/")
+    forged_card = page.locator(f".match-card:has(a[href='/m/{forged_id}'])")
+    badge = forged_card.locator(".verdict")
+    assert badge.inner_text() == f"signed by another server · key {signer}"
+    assert "verified" not in forged_card.inner_text()
+    assert badge.evaluate("e => getComputedStyle(e).display") != "none"
+    own_badge = page.locator(f".match-card:has(a[href='/m/{own_id}']) .verdict")
+    assert own_badge.inner_text() == "✓ verified"
+    _shot(page, "home-signers")
+    page.locator(".signer-filter a", has_text="Signed by another server").click()
+    page.wait_for_url("**signer=other**")
+    assert page.locator(f"a[href='/m/{forged_id}']").count() == 1
+    assert page.locator(f"a[href='/m/{own_id}']").count() == 0
+    assert page.locator(".verdict.ok").count() == 0
+    page.goto(f"{base}/m/{forged_id}")
+    panel = page.locator("#verification").inner_text()
+    assert f"signed by another server · key {signer}" in panel
+    assert "every check passed" not in panel
+    assert "Who could have influenced this deal:" in page.locator("#deal-influence").inner_text()
+    _shot(page, "match-signed-by-another-server")
 
 
 def test_stepping_works_without_javascript(browser: Any, server: str, long_match: Path) -> None:

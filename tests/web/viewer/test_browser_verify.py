@@ -6,6 +6,7 @@ load it again from the browser's cache."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -89,10 +90,18 @@ def site(runtime: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[di
     """The project's app over a real ledger (SQLite) holding every honest fixture."""
     from werkzeug.serving import make_server
 
+    from fairdeal.ledger.keys import KEY_FILE
+    from fairdeal.verifier.keys import SigningKey
     from fairdeal.web.app import create_app
 
-    app = create_app({"FAIRDEAL_DATA_DIR": str(tmp_path_factory.mktemp("ledger")),
-                      "FAIRDEAL_SWEEPER": False})
+    # the server that sealed the fixtures (fixtures/build.py's SERVER_KEY): its pages say "✓"
+    # for them, not "signed by another server"
+    data_dir = tmp_path_factory.mktemp("ledger")
+    key = SigningKey.from_seed(hashlib.sha256(b"fairdeal fixtures\x00server key").digest())
+    assert key.public_text == (FIXTURES / "server-key.txt").read_text().strip()
+    (data_dir / KEY_FILE).write_bytes(key.to_pem())
+    (data_dir / KEY_FILE).chmod(0o600)
+    app = create_app({"FAIRDEAL_DATA_DIR": str(data_dir), "FAIRDEAL_SWEEPER": False})
     ledger = app.extensions["fairdeal.ledger"]
     ids = {}
     for path in HONEST:

@@ -22,6 +22,17 @@ EXPECTED: dict[str, dict[str, Any]] = (
 HONEST = sorted((FIXTURES / "honest").glob("*.json"))
 
 
+@pytest.fixture()
+def client() -> Any:
+    """A viewer that counts the fixtures' server key as its own (as the server that sealed
+    them would): honest fixtures are "verified" here, not "signed by another server"."""
+    from fairdeal.web.viewer.sources import MemoryLedger
+    from fairdeal.web.viewer.standalone import create_viewer_app
+
+    key = (FIXTURES / "server-key.txt").read_text().strip()
+    return create_viewer_app(MemoryLedger(server_keys=[key]), {"TESTING": True}).test_client()
+
+
 @pytest.mark.parametrize("path", HONEST, ids=[path.stem for path in HONEST])
 def test_honest_fixture_uploads_verified_and_steps(client: Any, path: Path) -> None:
     response = client.post("/upload", data={"pasted": path.read_text()})

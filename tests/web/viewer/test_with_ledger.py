@@ -57,7 +57,10 @@ def test_viewer_over_the_ledger_lists_imports_and_steps(ledger_app: Any,
     match_id = bundle["events"][0]["match_id"]
     assert response.status_code == 303 and response.location.endswith(f"/m/{match_id}")
     home = client.get("/").get_data(as_text=True)
-    assert f"/m/{match_id}" in home and "✓ verified" in home and "1:00 per turn" in home
+    # sealed by the test's key, not this server's: listed, never "verified"
+    # (tests/web/test_signer_labels.py covers the labels)
+    assert f"/m/{match_id}" in home and "1:00 per turn" in home
+    assert "signed by another server" in home and "✓ verified" not in home
     page = client.get(f"/m/{match_id}?step=4").get_data(as_text=True)
     assert 'id="step-number">4<' in page and page.count("status-pass") == REQUIRED_CHECKS
     assert client.get(f"/m/{match_id}/step/5.json").get_json()["step"] == 5
