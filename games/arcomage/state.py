@@ -58,11 +58,14 @@ class Action:
         """Parse the JSON form; raise InvalidAction saying what is wrong (with the input)."""
         if type(data) is dict and len(data) == 2:
             # the usual case in one lookup (the verifier parses every move of every match):
-            # two keys, both found, make exactly kind and card; ``type(...) is int`` refuses
-            # True, which ACTIONS would take for card 1
-            action = ACTIONS.get((data.get("kind"), data.get("card")))  # type: ignore[arg-type]
-            if action is not None and type(data["card"]) is int:
-                return action
+            # two keys, both found, make exactly kind and card. Only a str and an int are
+            # looked up: ``type(...) is int`` refuses True, which ACTIONS would take for card
+            # 1, and a list (unhashable) goes to the checks below, which name it
+            kind, card = data.get("kind"), data.get("card")
+            if type(kind) is str and type(card) is int:
+                action = ACTIONS.get((kind, card))  # type: ignore[arg-type]
+                if action is not None:
+                    return action
         if not isinstance(data, Mapping):
             raise InvalidAction(f"an action is an object with kind and card, got {data!r}")
         if set(data) != {"kind", "card"}:

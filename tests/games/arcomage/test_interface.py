@@ -101,6 +101,9 @@ def test_action_round_trip(data: dict[str, Any]) -> None:
         {"kind": "play", "card": "7"},
         {"kind": "play", "card": True},
         {"kind": "play", "card": 7.0},
+        {"kind": "play", "card": [7]},  # unhashable: no lookup may choke on it
+        {"kind": ["play"], "card": 7},
+        {"kind": "discard", "card": {"id": 7}},
     ],
 )
 def test_malformed_actions(data: Any) -> None:
