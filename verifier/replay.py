@@ -241,7 +241,7 @@ class MatchReplayer:
             raise VerificationError(
                 "timers", f"the clock runs backwards: this event is stamped {ts}, "
                 f"{self.last_ts - ts} ms before the event before it", seq)
-        handler = _HANDLERS.get(kind)
+        handler = _HANDLERS.get("_on_" + kind)
         if handler is None:  # the genesis has no handler: it came first, or it is a second one
             raise VerificationError("chain", f"a second {kind} event", seq)
         handler(self, event)
@@ -530,10 +530,11 @@ class MatchReplayer:
                               reveal_seq=reveal_seq)
 
 
-#: each event type's handler (the genesis has none: it is read when the replayer is made),
-#: looked up once per event rather than by building its method name
+#: each event type's handler by its method's name (the genesis has none: it is read when the
+#: replayer is made): a dictionary lookup per event instead of getattr on the instance
 _HANDLERS: dict[str, Callable[[MatchReplayer, Mapping[str, Any]], None]] = {
-    kind: getattr(MatchReplayer, "_on_" + kind) for kind in EVENT_TYPES if kind != "genesis"
+    "_on_" + kind: getattr(MatchReplayer, "_on_" + kind) for kind in EVENT_TYPES
+    if kind != "genesis"
 }
 
 
