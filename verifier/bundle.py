@@ -71,6 +71,25 @@ def _bounded_int(text: str) -> int:
     return value
 
 
+_DIGIT_RUN = re.compile(f"[0-9]{{{_MAX_INT_DIGITS}}}")
+
+
+def _may_hold_long_int(text: str) -> bool:
+    """Whether ``text`` may hold an integer with as many digits as MAX_INT. When not, it is
+    parsed without calling _bounded_int for each of its integers (a bundle holds several per
+    event), which then could not refuse any. A run of that many digits is a number's only if
+    it begins one: at the start, or after "[", ":" or "," (and whitespace, a minus); the
+    genesis's all-zero ``prev`` is such a run inside a string. (A string holding, say, ":" and
+    19 digits only means the checks run anyway.)"""
+    for run in _DIGIT_RUN.finditer(text):
+        index = run.start() - 1
+        while index >= 0 and text[index] in " \t\n\r-":
+            index -= 1
+        if index < 0 or text[index] in "[:,":
+            return True
+    return False
+
+
 #: a lone surrogate can only enter through a \uD800-\uDFFF escape (UTF-8 bytes cannot hold
 #: one): look for the escape first, and walk the parsed value only when there is one
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -141,7 +160,7 @@ def parse_json(data: bytes | str, max_bytes: int = MAX_BUNDLE_BYTES) -> Any:
         value = json.loads(
             text,
             parse_float=_reject_float,
-            parse_int=_bounded_int,
+            parse_int=_bounded_int if _may_hold_long_int(text) else None,
             parse_constant=_reject_constant,
             object_pairs_hook=_unique_keys,
         )

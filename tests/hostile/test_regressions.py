@@ -26,6 +26,23 @@ def test_parse_json_refuses_what_python_json_would_crash_on_later(text: str,
     assert message in str(caught.value)
 
 
+@pytest.mark.parametrize("text", [
+    f"{MAX_INT + 1}",                       # at the very start
+    f"  -{MAX_INT + 1}",                    # whitespace and a minus before it
+    f'{{"a": [1,\n\t -{MAX_INT + 1}]}}',      # after a comma and whitespace
+    f'{{"prev": "{"0" * 64}", "ts": {MAX_INT + 1}}}',  # a long run in a string before it
+])
+def test_the_parser_s_shortcut_still_refuses_every_integer_out_of_range(text: str) -> None:
+    # a text without a long number skips the per-integer check: its guard must see every one
+    with pytest.raises(InvalidBundle, match="out of range"):
+        parse_json(text)
+
+
+def test_long_runs_of_digits_inside_strings_are_just_strings() -> None:
+    text = f'{{"prev": "{"0" * 64}", "note": "a:{"9" * 30}", "ts": {MAX_INT}}}'
+    assert parse_json(text) == {"prev": "0" * 64, "note": "a:" + "9" * 30, "ts": MAX_INT}
+
+
 def test_parse_json_keeps_the_edges_of_its_range_and_real_surrogate_pairs() -> None:
     assert parse_json(f"[{MAX_INT}, {-MAX_INT}]") == [MAX_INT, -MAX_INT]
     assert parse_json('["\\ud83c\\udca1"]') == ["\U0001f0a1"]  # an escaped pair is a character
