@@ -63,7 +63,7 @@ class Action:
             # 1, and a list (unhashable) goes to the checks below, which name it
             kind, card = data.get("kind"), data.get("card")
             if type(kind) is str and type(card) is int:
-                action = ACTIONS.get((kind, card))  # type: ignore[arg-type]
+                action = ACTIONS.get((kind, card))
                 if action is not None:
                     return action
         if not isinstance(data, Mapping):
