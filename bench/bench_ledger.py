@@ -245,12 +245,7 @@ def bench_api(backend: str, matches: int, moves: int, pg_url: str | None,
             env=env, stdout=log, stderr=log)
     try:
         client = ApiClient(f"http://127.0.0.1:{port}", timeout=2)
-        for _ in range(200):
-            try:
-                client.call("GET", "/keys")
-                break
-            except OSError:
-                time.sleep(0.05)
+        client.wait_until_up(10)
         # a rough count: whole matches until at least ``moves`` moves
         counted = 0
         start = time.perf_counter()

@@ -21,7 +21,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -73,12 +72,7 @@ def run(backend: str, seconds: float, concurrency: int, workers: int, threads: i
     spy = None
     try:
         client = ApiClient(f"http://127.0.0.1:{port}", timeout=2)
-        for _ in range(400):
-            try:
-                client.call("GET", "/keys")
-                break
-            except OSError:
-                time.sleep(0.05)
+        client.wait_until_up(20)
         if profile is not None and (BIN / "py-spy").exists():
             worker_pid = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True,
                                         text=True).stdout.split()[0]

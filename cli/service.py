@@ -144,23 +144,11 @@ def import_(obj: Context, files: tuple[str, ...]) -> None:
 
 
 def _wait_for(server: str, seconds: float = 10.0) -> None:
-    """Give a server started a moment ago (``fairdeal serve &``) a few seconds to listen."""
-    import time
+    """Give a server started a moment ago (``fairdeal serve &``) a few seconds to listen; if it
+    never does, play's own first request reports that it cannot reach it."""
+    from fairdeal.ledger.client import ApiClient
 
-    from fairdeal.ledger.client import ApiClient, ApiError
-
-    client = ApiClient(server, timeout=2)
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            client.call("GET", "/keys")
-            return
-        except ApiError:
-            return  # it answers: what it says is play's business
-        except OSError:
-            if time.monotonic() > deadline:
-                return  # play's own first request reports that it cannot reach the server
-            time.sleep(0.2)
+    ApiClient(server, timeout=2).wait_until_up(seconds, interval=0.2)
 
 
 class PlayProgress:

@@ -112,6 +112,19 @@ class ApiClient:
             return response.status, body
         raise AssertionError("unreachable")
 
+    def wait_until_up(self, seconds: float = 10.0, interval: float = 0.05) -> bool:
+        """Give a server started a moment ago time to listen: True once it answers (whatever
+        it says), False if it still cannot be reached after ``seconds``."""
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                self.raw("GET", "/keys")
+                return True
+            except OSError:
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(interval)
+
     def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
         """The JSON answer; ApiError for an error status."""
         data = None if body is None else json.dumps(body).encode()

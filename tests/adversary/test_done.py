@@ -11,7 +11,6 @@ import json
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +38,7 @@ def served(tmp_path: Path):
     process = subprocess.Popen([FAIRDEAL, "--data-dir", str(tmp_path), "serve", "--port",
                                 str(port)], stdout=log, stderr=log)
     url = f"http://127.0.0.1:{port}"
-    client = ApiClient(url, timeout=2)
-    for _ in range(200):
-        try:
-            client.call("GET", "/keys")
-            break
-        except OSError:
-            time.sleep(0.05)
+    assert ApiClient(url, timeout=2).wait_until_up(20), (tmp_path / "serve.log").read_text()
     yield url, tmp_path
     process.terminate()
     process.wait(timeout=10)

@@ -10,7 +10,6 @@ import re
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,13 +43,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
                                     "--port", str(port)], stdout=log, stderr=log, env=_env())
     client = ApiClient(f"http://127.0.0.1:{port}", timeout=2)
     try:
-        for _ in range(400):
-            try:
-                client.call("GET", "/keys")
-                break
-            except OSError:
-                time.sleep(0.05)
-        else:
+        if not client.wait_until_up(20):
             raise AssertionError(log_path.read_text())
         yield f"http://127.0.0.1:{port}", data, log_path
     finally:

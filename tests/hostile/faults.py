@@ -48,14 +48,8 @@ class ServeProcess:
             self.process = subprocess.Popen(
                 [FAIRDEAL, "--data-dir", str(self.data_dir), "serve", "--port", str(self.port)],
                 stdout=log, stderr=log, env=env)
-        client = ApiClient(f"http://127.0.0.1:{self.port}", timeout=2)
-        for _ in range(600):
-            try:
-                client.call("GET", "/keys")
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise AssertionError("the server did not start: " + self.log.read_text()[-2000:])
+        if not ApiClient(f"http://127.0.0.1:{self.port}", timeout=2).wait_until_up(30):
+            raise AssertionError("the server did not start: " + self.log.read_text()[-2000:])
 
     def kill(self) -> None:
         assert self.process is not None
