@@ -268,8 +268,10 @@ class Ledger(ReadSide):
 
     def receipt(self, match_id: str, event: Mapping[str, Any]) -> dict[str, Any]:
         """The server's signed receipt for a stored event (verifier.receipts)."""
-        return receipt_json(match_id, event["seq"], event_hash(event), event["ts"],
-                            self.server_key)
+        # unchecked: the event is one the recorder accepted (its canonical form checked then)
+        # or one read back from its stored canonical bytes
+        return receipt_json(match_id, event["seq"], event_hash(event, checked=False),
+                            event["ts"], self.server_key)
 
     @staticmethod
     def _seat_signature(sig: Any) -> str:

@@ -43,7 +43,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import DisconnectionError, IntegrityError, OperationalError
 from sqlmodel import SQLModel
 
-from fairdeal.verifier.canonical import canonical_bytes
+from fairdeal.verifier.canonical import canonical_bytes, canonical_bytes_trusted
 from fairdeal.verifier.hashing import Tag, tag_prefix
 
 from .errors import ConflictError
@@ -198,10 +198,14 @@ class StoredEvent:
     action_id: str | None = None
 
     @classmethod
-    def of(cls, event: Mapping[str, Any]) -> StoredEvent:
+    def of(cls, event: Mapping[str, Any], *, checked: bool = True) -> StoredEvent:
         """The stored form of an event: its canonical bytes and their tagged hash (the same
-        bytes and hash as ``verifier.protocol.event_hash``)."""
-        body = canonical_bytes(event)
+        bytes and hash as ``verifier.protocol.event_hash``).
+
+        ``checked=False`` skips the canonical-JSON check for an event a ``MatchRecorder``
+        accepted: the recorder hashed it with that check already, and every move pays for it
+        once rather than twice."""
+        body = canonical_bytes(event) if checked else canonical_bytes_trusted(event)
         return cls(
             seq=event["seq"],
             type=event["type"],
