@@ -6,6 +6,9 @@ live match is cached in memory and rebuilt from the database on a miss (``MatchR
 a restarted process, or a second worker sharing the database, sees the same matches. A stale
 cache is harmless: its next position is already taken in the database, the append conflicts,
 the cache is caught up from the store and the caller gets a 409 with the fresh ``next_seq``.
+A request that reads a match catches its cache up first, but reads the database only when
+someone other than this process's store wrote since (``EventStore.outside_writes``): its own
+writes are in the cache already.
 """
 
 from __future__ import annotations
@@ -98,6 +101,9 @@ class _Live:
     captions: dict[int, str] = field(default_factory=dict)
     #: the match row's mutable columns as this process last wrote them (empty after a load)
     written: dict[str, Any] = field(default_factory=dict)
+    #: the store's ``outside_writes`` count before the recorder last read every stored event
+    #: (None: unknown, read next time)
+    synced: int | None = None
 
     @property
     def seed_deadline_ms(self) -> int | None:
@@ -154,6 +160,7 @@ class LiveMatches:
     def _load(self, match_id: str) -> _Live:
         if not isinstance(match_id, str) or not 0 < len(match_id) <= 64:
             raise MatchNotFound(f"no match {match_id!r}")
+        synced = self.store.outside_writes()  # counted before reading: a write after it shows
         row = self.store.match(match_id)
         if row is None:
             raise MatchNotFound(f"no match {match_id!r}")
@@ -163,7 +170,8 @@ class LiveMatches:
             recorder = MatchRecorder.resume(events, bytes.fromhex(row["server_seed"]))
         row = dict(row)
         row["seed_deadline_ms"] = row["deadline_ms"] if row["status"] == "seating" else None
-        return _Live(match_id, recorder, json.loads(row["token_hashes"]), row["status"], row)
+        return _Live(match_id, recorder, json.loads(row["token_hashes"]), row["status"], row,
+                     synced=synced)
 
     def _forget(self, match_id: str, live: _Live | None = None) -> None:
         """Drop a cached match; threads still holding it see ``stale`` and reload."""
@@ -179,14 +187,19 @@ class LiveMatches:
             raise ConflictError(f"match {live.match_id} changed meanwhile; fetch it and retry")
 
     def _catch_up(self, live: _Live) -> _Live:
-        """Feed the cached recorder whatever other writers stored since; reload if it fails."""
+        """Feed the cached recorder whatever other writers stored since; reload if it fails.
+        Nothing to read while nobody but this store wrote since the last catch-up."""
         if live.stale:
             live = self._live(live.match_id)
         recorder = live.recorder
         if recorder is None:
             return live
+        seen = self.store.outside_writes()
+        if seen is not None and seen == live.synced:
+            return live
         newer = self.store.read(live.match_id, after=recorder.next_seq - 1)
         if not newer:
+            live.synced = seen
             return live
         try:
             with live.lock:
@@ -197,6 +210,7 @@ class LiveMatches:
                         recorder.accept(stored.to_json())
                 live.status = _status(recorder)
                 live.written.clear()  # another writer changed the row: set every column next
+                live.synced = seen
         except (VerificationError, InvalidBundle):
             self._forget(live.match_id, live)
             return self._live(live.match_id)

@@ -23,12 +23,13 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
+    Connection,
     Engine,
     bindparam,
     create_engine,
@@ -237,7 +238,9 @@ class EventStore:
 
     On SQLite, concurrent appends share a commit (group commit): at ``synchronous=FULL`` one
     fsync makes a whole batch durable, and each append still returns only once its batch is
-    committed, so an acknowledged move is as durable as before.
+    committed, so an acknowledged move is as durable as before. Every write of the store goes
+    through one connection of its own, which is how ``outside_writes`` tells its own writes
+    from everyone else's: serve one cache of matches (one ``LiveMatches``) per store.
     """
 
     def __init__(self, engine: Engine) -> None:
@@ -249,6 +252,14 @@ class EventStore:
         # appends waiting for the next group commit (SQLite)
         self._queue: list[_Append] = []
         self._queue_lock = threading.Lock()
+        # SQLite: the connection every write of this store goes through (call with the write
+        # lock held), the pool and process it was opened in, and what ``outside_writes`` last
+        # saw on it
+        self._own: Connection | None = None
+        self._own_pool: Any = None
+        self._own_pid = 0
+        self._data_version: int | None = None
+        self._outside_writes = 0
         self._mark = "?" if engine.dialect.paramstyle == "qmark" else "%s"
         self._insert_sql = ("INSERT INTO events (match_id, seq, type, body, hash, action_id) "
                             f"VALUES ({', '.join([self._mark] * 6)})")
@@ -256,6 +267,73 @@ class EventStore:
     @property
     def dialect(self) -> str:
         return self.engine.dialect.name
+
+    # --- whose writes --------------------------------------------------------------------------
+
+    def outside_writes(self) -> int | None:
+        """A count that grows whenever the database is found changed by anyone but this store
+        since the last call: another process (a second gunicorn worker), another EventStore, a
+        hand edit. A cache that holds every write made through this store, and read a match
+        after the count was N, knows the match unchanged while the count is still N: it need
+        not read it again. None on PostgreSQL, which cannot tell: read every time.
+
+        SQLite's ``PRAGMA data_version`` on the connection this store writes with changes
+        exactly when another connection committed since it was last asked; its own commits
+        leave it as it is. A change the count sees may concern any match, so every match is
+        read once more: a spurious change costs a read, never a stale answer."""
+        if self.dialect != "sqlite":
+            return None
+        with self._write_lock:
+            driver = self._own_connection().connection.dbapi_connection
+            assert driver is not None
+            version = driver.execute("PRAGMA data_version").fetchone()[0]
+            if version != self._data_version:
+                self._data_version = version
+                self._outside_writes += 1
+            return self._outside_writes
+
+    def _own_connection(self) -> Connection:
+        """This store's own SQLite connection, opened on first use and held for the store's
+        life (call with the write lock held). ``engine.dispose()`` replaces it, as it does
+        every pooled connection; a forked child opens its own and leaves the parent's alone
+        (a SQLite connection must not cross a fork)."""
+        if self._own_pid != os.getpid():
+            self._own = None
+        elif self._own is not None and self._own_pool is not self.engine.pool:
+            self._drop_own_connection()
+        if self._own is None:
+            self._own = self.engine.connect()
+            self._own_pool = self.engine.pool
+            self._own_pid = os.getpid()
+            self._data_version = None  # a new connection: its first answer counts as a change
+        return self._own
+
+    def _drop_own_connection(self) -> None:
+        """After a failure the connection may be in no known state: the next write opens
+        another (and ``outside_writes`` counts that as a change, so every match is read)."""
+        own, self._own = self._own, None
+        if own is not None:
+            with contextlib.suppress(Exception):
+                own.invalidate()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Connection]:
+        """One write transaction: on SQLite under the write lock, on the store's own
+        connection; on PostgreSQL on a connection of the pool."""
+        if self.dialect != "sqlite":
+            with self.engine.begin() as conn:
+                yield conn
+            return
+        with self._write_lock:
+            conn = self._own_connection()
+            try:
+                with conn.begin():
+                    yield conn
+            except IntegrityError:
+                raise  # refused and rolled back: the connection is fine
+            except BaseException:
+                self._drop_own_connection()
+                raise
 
     # --- events -------------------------------------------------------------------------------
 
@@ -318,7 +396,7 @@ class EventStore:
     def _commit_batch(self, batch: list[_Append], dbapi: Any) -> None:
         """Each append in a savepoint of one transaction: a conflict undoes that append alone;
         any other failure (a full disk, a lost file) fails the whole batch, nothing stored."""
-        connection = self.engine.raw_connection()
+        connection = self._own_connection().connection
         try:
             cursor = connection.cursor()
             alone = len(batch) == 1  # the common case without contention: no savepoint
@@ -355,9 +433,7 @@ class EventStore:
                     job.done = True
         except BaseException:
             # raised again in the thread of each append of the batch (this one included)
-            pass
-        finally:
-            connection.close()
+            self._drop_own_connection()
         return None
 
     def _append_logged(self, match_id: str, expected_seq: int,
@@ -368,7 +444,7 @@ class EventStore:
         log's size is read."""
         names = ("match_id", "seq", "type", "body", "hash", "action_id")
         try:
-            with self._write_lock, self.engine.begin() as conn:
+            with self._transaction() as conn:
                 conn.execute(insert(_EVENTS), [dict(zip(names, row, strict=True))
                                                for row in rows])
                 if match_update:
@@ -481,7 +557,7 @@ class EventStore:
             for stored in events
         ]
         try:
-            with self._write_lock, self.engine.begin() as conn:
+            with self._transaction() as conn:
                 conn.execute(insert(_MATCHES), [dict(row)])
                 if event_rows:
                     conn.execute(insert(_EVENTS), event_rows)
@@ -502,7 +578,7 @@ class EventStore:
 
     def update_match(self, match_id: str, values: Mapping[str, Any]) -> None:
         """Change mutable match fields (never an event)."""
-        with self._write_lock, self.engine.begin() as conn:
+        with self._transaction() as conn:
             conn.execute(update(_MATCHES).where(_MATCHES.c.id == match_id).values(**values))
 
     def matches(self, limit: int = 50, offset: int = 0, game: str | None = None,
