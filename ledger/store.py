@@ -24,7 +24,7 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -233,8 +233,16 @@ class _Append:
     rows: list[tuple[Any, ...]]
     update_sql: str | None
     values: list[Any]
-    done: bool = False
     error: BaseException | None = None
+    #: its thread commits the next batch (it came first, or the last leader handed over)
+    leads: bool = False
+    #: held until the append is committed, or until its thread is to lead
+    waiting: threading.Lock = field(default_factory=lambda: _held(threading.Lock()))
+
+
+def _held(lock: threading.Lock) -> threading.Lock:
+    lock.acquire()
+    return lock
 
 
 class EventStore:
@@ -255,6 +263,7 @@ class EventStore:
             threading.Lock() if engine.dialect.name == "sqlite" else contextlib.nullcontext())
         # appends waiting for the next group commit (SQLite)
         self._queue: list[_Append] = []
+        self._leading = False  # a thread is committing, or about to
         self._queue_lock = threading.Lock()
         # SQLite: the connection every write of this store goes through (call with the write
         # lock held), the pool and process it was opened in, and what ``outside_writes`` last
@@ -381,19 +390,39 @@ class EventStore:
             self._append_in_one_statement(match_id, expected_seq, rows, update_sql, values)
             return None
         job = _Append(match_id, expected_seq, rows, update_sql, values)
+        # group commit: one thread at a time leads, committing every append queued so far in
+        # one transaction (one fsync at synchronous=FULL); the others wait for their batch to
+        # be committed, or to be handed the lead of the next one
         with self._queue_lock:
             self._queue.append(job)
-        # group commit: whoever holds the write lock commits every append queued so far in one
-        # transaction (one fsync at synchronous=FULL); an append queued meanwhile is either in
-        # that batch or commits the next one itself
-        with self._write_lock:
-            if not job.done:
-                with self._queue_lock:
-                    batch, self._queue = self._queue, []
-                self._commit_batch(batch, dbapi)
+            job.leads = not self._leading
+            self._leading = True
+        if not job.leads:
+            job.waiting.acquire()
+        if job.leads:
+            self._lead(dbapi)
         if job.error is not None:
             raise job.error
         return None
+
+    def _lead(self, dbapi: Any) -> None:
+        """Commit the queued appends, then hand the lead to the first append queued since
+        (or give it up), and wake the threads of the batch. The waiting threads sleep on a
+        lock of their own, so only the next leader and the batch wake, each once."""
+        with self._queue_lock:
+            batch, self._queue = self._queue, []
+        try:
+            with self._write_lock:
+                self._commit_batch(batch, dbapi)
+        finally:
+            with self._queue_lock:
+                if self._queue:
+                    self._queue[0].leads = True
+                    self._queue[0].waiting.release()
+                else:
+                    self._leading = False
+            for job in batch:
+                job.waiting.release()
 
     def _commit_batch(self, batch: list[_Append], dbapi: Any) -> None:
         """Commit a batch of appends in one transaction, all at once: one INSERT for every
@@ -426,8 +455,6 @@ class EventStore:
                 connection.rollback()
         finally:
             cursor.close()
-            for job in batch:
-                job.done = True
         if failed:
             self._drop_own_connection()
 
