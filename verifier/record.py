@@ -30,6 +30,10 @@ from .report import VerificationError
 
 __all__ = ["MatchRecorder", "make_genesis"]
 
+#: the rules data hash of each (game, rules version), as the replayer keeps them: hashing
+#: the card data costs more than building the rest of a genesis
+_rules_hashes: dict[tuple[str, str], str] = {}
+
 
 def make_genesis(
     *,
@@ -55,6 +59,10 @@ def make_genesis(
     game = get_game(game_name) if rules_version is None else get_rules(game_name, rules_version)
     normal = game.normalize_params(params)
     game.turn_timer(normal, turn_limit_ms)
+    key = (game.name, game.rules_version)
+    data_hash = _rules_hashes.get(key)
+    if data_hash is None:
+        data_hash = _rules_hashes[key] = rules_hash(game.rules_data())
     genesis: dict[str, Any] = {
         "seq": 0,
         "prev": ZERO_HASH,
@@ -64,7 +72,7 @@ def make_genesis(
         "match_id": match_id,
         "game": game.name,
         "rules_version": game.rules_version,
-        "rules_hash": rules_hash(game.rules_data()),
+        "rules_hash": data_hash,
         "params": normal,
         "turn_limit_ms": turn_limit_ms,
         "seats": [{"name": name} for name in seats],
