@@ -245,6 +245,14 @@ def _held(lock: threading.Lock) -> threading.Lock:
     return lock
 
 
+@dataclass
+class _Check:
+    """An ``outside_writes`` caller waiting for the leader of a group commit to ask SQLite."""
+
+    count: int | None = None
+    waiting: threading.Lock = field(default_factory=lambda: _held(threading.Lock()))
+
+
 class EventStore:
     """Append with an expected position, read after a position; plus the match rows.
 
@@ -264,6 +272,7 @@ class EventStore:
         # appends waiting for the next group commit (SQLite)
         self._queue: list[_Append] = []
         self._leading = False  # a thread is committing, or about to
+        self._checks: list[_Check] = []  # outside_writes callers waiting for that leader
         self._queue_lock = threading.Lock()
         # SQLite: the connection every write of this store goes through (call with the write
         # lock held), the pool and process it was opened in, and what ``outside_writes`` last
@@ -294,14 +303,27 @@ class EventStore:
         read once more: a spurious change costs a read, never a stale answer."""
         if self.dialect != "sqlite":
             return None
+        # while a group commit is under way, its leader asks once for every caller waiting:
+        # each caller would otherwise hold the write lock in turn, between batches
+        with self._queue_lock:
+            check = _Check() if self._leading else None
+            if check is not None:
+                self._checks.append(check)
+        if check is not None:
+            check.waiting.acquire()
+            return check.count
         with self._write_lock:
-            driver = self._own_connection().connection.dbapi_connection
-            assert driver is not None
-            version = driver.execute("PRAGMA data_version").fetchone()[0]
-            if version != self._data_version:
-                self._data_version = version
-                self._outside_writes += 1
-            return self._outside_writes
+            return self._count_outside_writes()
+
+    def _count_outside_writes(self) -> int:
+        """Ask SQLite (call with the write lock held)."""
+        driver = self._own_connection().connection.dbapi_connection
+        assert driver is not None
+        version = driver.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._data_version:
+            self._data_version = version
+            self._outside_writes += 1
+        return self._outside_writes
 
     def _own_connection(self) -> Connection:
         """This store's own SQLite connection, opened on first use and held for the store's
@@ -406,23 +428,45 @@ class EventStore:
         return None
 
     def _lead(self, dbapi: Any) -> None:
-        """Commit the queued appends, then hand the lead to the first append queued since
-        (or give it up), and wake the threads of the batch. The waiting threads sleep on a
-        lock of their own, so only the next leader and the batch wake, each once."""
+        """Answer the ``outside_writes`` callers waiting, commit the queued appends, then
+        hand the lead to the first append queued since (or, answering whoever asked
+        meanwhile, give it up), and wake the threads of the batch. The waiting threads sleep
+        on a lock of their own, so only the next leader and the batch wake, each once."""
         with self._queue_lock:
             batch, self._queue = self._queue, []
         try:
             with self._write_lock:
+                self._answer_checks()
                 self._commit_batch(batch, dbapi)
+                while True:
+                    with self._queue_lock:
+                        if self._queue:
+                            self._queue[0].leads = True
+                            self._queue[0].waiting.release()
+                            break
+                        if not self._checks:
+                            self._leading = False
+                            break
+                    self._answer_checks()
         finally:
-            with self._queue_lock:
-                if self._queue:
-                    self._queue[0].leads = True
-                    self._queue[0].waiting.release()
-                else:
-                    self._leading = False
             for job in batch:
                 job.waiting.release()
+
+    def _answer_checks(self) -> None:
+        """One ``PRAGMA data_version`` for every ``outside_writes`` caller waiting (call with
+        the write lock held): each asked before it ran, so its answer is fresh enough."""
+        with self._queue_lock:
+            checks, self._checks = self._checks, []
+        if not checks:
+            return
+        try:
+            count: int | None = self._count_outside_writes()
+        except Exception:  # noqa: BLE001  no answer: each caller reads instead
+            count = None
+            self._drop_own_connection()
+        for check in checks:
+            check.count = count
+            check.waiting.release()
 
     def _commit_batch(self, batch: list[_Append], dbapi: Any) -> None:
         """Commit a batch of appends in one transaction, all at once: one INSERT for every
