@@ -72,10 +72,8 @@ _MATCHES = MatchRow.__table__  # type: ignore[attr-defined]
 
 # statements built once: building a statement costs more than SQLite running it
 _MATCH = select(_MATCHES).where(_MATCHES.c.id == bindparam("match_id"))
-_EVENT_INSERT = "INSERT INTO events (match_id, seq, type, body, hash, action_id) VALUES "
-_EVENT_VALUES = "(?, ?, ?, ?, ?, ?)"
-#: SQLite takes 32,766 parameters in one statement (since 3.32), six per event row
-_ROWS_PER_INSERT = 1_000
+_EVENT_INSERT = ("INSERT INTO events (match_id, seq, type, body, hash, action_id) "
+                 "VALUES (?, ?, ?, ?, ?, ?)")
 
 _SQLITE_TRIGGERS = (
     ("CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events "
@@ -469,26 +467,30 @@ class EventStore:
             check.waiting.release()
 
     def _commit_batch(self, batch: list[_Append], dbapi: Any) -> None:
-        """Commit a batch of appends in one transaction, all at once: one INSERT for every
-        event of the batch, then each match row's UPDATE. Should one of them conflict, that
-        transaction is rolled back and the batch written again with each append in a
-        savepoint of its own, so that the conflict undoes that append alone. Any other
-        failure (a full disk, a lost file) fails the whole batch, nothing stored."""
+        """Each append in a savepoint of one transaction: a conflict undoes that append alone;
+        any other failure (a full disk, a lost file) fails the whole batch, nothing stored."""
         connection = self._own_connection().connection
         cursor = connection.cursor()
+        alone = len(batch) == 1  # the common case without contention: no savepoint
         failed = False
         try:
-            try:
-                self._insert_rows(cursor, [row for job in batch for row in job.rows])
-                for job in batch:
+            if not alone:
+                cursor.execute("BEGIN IMMEDIATE")
+            for job in batch:
+                if not alone:
+                    cursor.execute("SAVEPOINT append")
+                try:
+                    cursor.executemany(_EVENT_INSERT, job.rows)
                     if job.update_sql is not None:
                         cursor.execute(job.update_sql, job.values)
-            except dbapi.IntegrityError as e:
-                connection.rollback()
-                if len(batch) == 1:
-                    batch[0].error = self._conflict(batch[0], e)
-                else:
-                    self._write_one_by_one(cursor, batch, dbapi)
+                except dbapi.IntegrityError as e:
+                    if alone:
+                        connection.rollback()
+                    else:
+                        cursor.execute("ROLLBACK TO append")
+                    job.error = self._conflict(job, e)
+                if not alone:
+                    cursor.execute("RELEASE append")
             connection.commit()
         except BaseException as e:
             # raised again in the thread of each append of the batch (this one included)
@@ -501,29 +503,6 @@ class EventStore:
             cursor.close()
         if failed:
             self._drop_own_connection()
-
-    def _write_one_by_one(self, cursor: Any, batch: list[_Append], dbapi: Any) -> None:
-        """The batch again, each append in a savepoint: a conflict undoes that one alone."""
-        cursor.execute("BEGIN IMMEDIATE")  # else the first SAVEPOINT's RELEASE would commit
-        for job in batch:
-            cursor.execute("SAVEPOINT append")
-            try:
-                self._insert_rows(cursor, job.rows)
-                if job.update_sql is not None:
-                    cursor.execute(job.update_sql, job.values)
-            except dbapi.IntegrityError as e:
-                cursor.execute("ROLLBACK TO append")
-                job.error = self._conflict(job, e)
-            cursor.execute("RELEASE append")
-
-    def _insert_rows(self, cursor: Any, rows: Sequence[tuple[Any, ...]]) -> None:
-        """INSERT the event rows, as many as SQLite takes in one statement at a time: one
-        statement instead of one per row, and each statement is a round through the driver
-        (which hands the GIL to another thread and waits to get it back)."""
-        for start in range(0, len(rows), _ROWS_PER_INSERT):
-            chunk = rows[start:start + _ROWS_PER_INSERT]
-            cursor.execute(_EVENT_INSERT + ", ".join([_EVENT_VALUES] * len(chunk)),
-                           [item for row in chunk for item in row])
 
     @staticmethod
     def _conflict(job: _Append, cause: BaseException) -> ConflictError:
