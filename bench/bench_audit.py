@@ -7,6 +7,10 @@ Reports, as medians of several runs:
   the statistics;
 - verification events/s against python-chess PGN replay plies/s with legality (the same machine,
   the same moment: the ratio is what to compare, the machine being shared and loaded);
+- the floor: what the per-match essentials alone cost in the same run (parsing the JSON, one
+  Ed25519 verification, the canonical bytes and SHA-256 of every event, the rules applying
+  every move to a state already at hand), and the ratio to python-chess that even a verifier
+  doing nothing else could reach;
 - the audit of ``--big`` matches (default 100,000) fed as a generator with 2 workers. It cycles
   through the ``--matches`` distinct simulated bundles: simulating 100,000 greedy matches would
   take far longer than auditing them, and the audit's work per match is the same.
@@ -28,7 +32,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import cycle, islice
 
 from fairdeal.audit import audit_bundles, run_tests
@@ -36,8 +40,10 @@ from fairdeal.audit.facts import match_facts
 from fairdeal.audit.tally import Tally
 from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
 from fairdeal.verifier.bundle import Bundle
+from fairdeal.verifier.keys import parse_public_key, verify_signature
+from fairdeal.verifier.protocol import head_message, ply_stream
 from fairdeal.verifier.replay import MatchReplayer
-from fairdeal.verifier.verify import verify_bytes, verify_replayed
+from fairdeal.verifier.verify import chain_hashes, verify_bytes, verify_replayed
 
 
 def corpus(count: int) -> list[tuple[str, bytes]]:
@@ -84,16 +90,55 @@ def chess_replay(games: list[str]) -> int:
     return plies
 
 
+def floor(files: list[tuple[str, bytes]], runs: int) -> dict[str, float]:
+    """CPU seconds for the corpus of the work no verification of it can skip, each part on its
+    own: the JSON parse (json.loads, no checks), the server's one signature, every event's
+    canonical bytes and hash (the chain), and the rules applying every move to the state before
+    it (the states gathered beforehand, so no protocol check and no replayer is timed)."""
+    texts = [data for _, data in files]
+    bundles = [Bundle.from_bytes(data) for data in texts]
+    signed = [(parse_public_key(b.server_key), bytes.fromhex(b.signature),
+               head_message(b.match_id, len(b.events) - 1, chain_hashes(b.events)[-1]))
+              for b in bundles]
+    plays = []
+    for bundle in bundles:
+        replayer = MatchReplayer(bundle.genesis, bytes.fromhex(bundle.events[-1]["server_seed"]))
+        for event in bundle.events[1:]:
+            if event["type"] == "move" and replayer.state is not None:
+                plays.append((replayer.game, replayer.state, event["action"], replayer.deal,
+                              replayer.ply))
+            replayer.feed(event)
+
+    def signatures() -> None:
+        for public, signature, message in signed:
+            assert verify_signature(public, signature, message)
+
+    def rules() -> None:
+        for game, state, action, deal, ply in plays:
+            game.apply(state, game.parse_action(action), ply_stream(deal, ply))
+
+    def cpu(fn: object) -> float:
+        return timed(fn, runs, clock=time.process_time)
+
+    return {
+        "JSON parse": cpu(lambda: [json.loads(text) for text in texts]),
+        "one Ed25519 verification": cpu(signatures),
+        "chain (canonical bytes + SHA-256)": cpu(lambda: [chain_hashes(b.events) for b in bundles]),
+        "the rules alone": cpu(rules),
+    }
+
+
 def _cpu(times: os.times_result) -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
-def timed(fn: object, runs: int) -> float:
+def timed(fn: object, runs: int, clock: Callable[[], float] = time.perf_counter) -> float:
+    """The median of ``runs`` calls of ``fn``, by ``clock`` (wall time unless told)."""
     times = []
     for _ in range(runs):
-        start = time.perf_counter()
+        start = clock()
         fn()  # type: ignore[operator]
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return statistics.median(times)
 
 
@@ -129,6 +174,19 @@ def main() -> None:
           f"PGN replay with legality: {statistics.median(theirs):,.0f} plies per CPU-second "
           f"({len(games)} random games, {plies} plies); ratio {statistics.median(ratios):.2f} "
           f"(median; runs {', '.join(f'{r:.2f}' for r in ratios)})")
+
+    # the floor: what even a verifier doing nothing but the essentials would spend
+    parts = floor(files, args.runs)
+    plies_per_s = statistics.median(theirs)
+    whole_s = sum(parts.values())
+    per_match = ", ".join(f"{name} {1e6 * seconds / len(files):.0f}" for name, seconds
+                          in parts.items())
+    floor_rate = events / whole_s
+    print(f"  the floor, per match in µs of CPU: {per_match}; together "
+          f"{1e6 * whole_s / len(files):.0f} µs = {floor_rate:,.0f} events/s, so at most "
+          f"{floor_rate / plies_per_s:.2f}x python-chess with no other check at all; "
+          f"verification as a whole: {1e6 * events / statistics.median(ours) / len(files):.0f} "
+          "µs per match")
 
     # where the audit's time goes
     bundles = [Bundle.from_bytes(data) for _, data in files]

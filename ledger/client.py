@@ -28,7 +28,7 @@ from typing import Any
 from fairdeal.games import get_game
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.protocol import client_commitment, event_hash, seat_message
-from fairdeal.verifier.receipts import RECEIPTS_FORMAT, InvalidReceipts, parse_receipts
+from fairdeal.verifier.receipts import RECEIPTS_FORMAT, InvalidReceipts, Receipt, parse_receipts
 from fairdeal.verifier.verify import verify_bytes
 
 __all__ = ["BOT_NAME", "ApiClient", "ApiError", "PlayStats", "ReceiptBook", "TamperDetected",
@@ -182,6 +182,9 @@ class ReceiptBook:
     def __init__(self, server_key: str | None) -> None:
         self.server_key = server_key
         self.receipts: list[dict[str, Any]] = []
+        #: the same receipts parsed, their signatures checked (the end-of-match verification
+        #: takes these, and does not check a signature twice)
+        self.parsed: list[Receipt] = []
 
     def check(self, answer: dict[str, Any], sent: dict[str, Any]) -> None:
         event = answer.get("event")
@@ -206,6 +209,7 @@ class ReceiptBook:
             raise TamperDetected(f"the receipt names event {parsed.seq} with hash "
                                  f"{parsed.event[:16]}…, not the event the server answered")
         self.receipts.append(receipt)
+        self.parsed.append(parsed)
 
     def to_json(self, match_id: str, seat_keys: list[str]) -> dict[str, Any]:
         """What ``fairdeal play --receipts`` writes, and ``fairdeal verify --receipts`` reads."""
@@ -379,8 +383,7 @@ def _verify_sealed(client: ApiClient, match_id: str, server_key: str, seat_keys:
     if status != 200:
         raise TamperDetected(f"the server did not hand out the sealed bundle (HTTP {status})")
     pins = {str(seat): key for seat, key in enumerate(seat_keys)}
-    receipts = parse_receipts(json.dumps(book.receipts))
-    report = verify_bytes(data, trusted_key=server_key, seat_keys=pins, receipts=receipts)
+    report = verify_bytes(data, trusted_key=server_key, seat_keys=pins, receipts=book.parsed)
     if not report.ok:
         raise TamperDetected(f"the sealed bundle of match {match_id} does not verify: "
                              f"{report.failure}")

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from .processes import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,12 +25,6 @@ def _block(heading: str) -> str:
     return found.group(1)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_using_it_runs_as_written(tmp_path: Path) -> None:
     fairdeal = Path(sys.executable).with_name("fairdeal")
     if not fairdeal.exists():
@@ -37,7 +32,7 @@ def test_using_it_runs_as_written(tmp_path: Path) -> None:
     # the fresh folder has the README's .venv/bin/fairdeal, and nothing else of ours
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
     (tmp_path / ".venv" / "bin" / "fairdeal").symlink_to(fairdeal)
-    port = _free_port()
+    port = free_port()
     env = {name: value for name, value in os.environ.items()
            if not name.startswith("FAIRDEAL_")}
     # a data folder of its own, and a free port instead of 5000 (tests run side by side)

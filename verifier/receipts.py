@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from .bundle import Bundle, InvalidBundle, parse_json
@@ -49,7 +50,13 @@ class Receipt:
     sig: str
 
     def signature_valid(self) -> bool:
-        """The signature is the named key's over this receipt's fields."""
+        """The signature is the named key's over this receipt's fields (checked once per
+        receipt: a player's client checks each on arrival and all of them again against the
+        sealed bundle)."""
+        return self._signature_ok
+
+    @cached_property
+    def _signature_ok(self) -> bool:
         try:
             public = parse_public_key(self.key)
         except InvalidKey:

@@ -487,10 +487,18 @@ class MatchReplayer:
             self.ended = True
 
     def _on_move(self, event: Mapping[str, Any]) -> None:
-        seat = self._seat(event)
-        self._check_playable(event, seat)
+        # most events of every match: the usual case (a seat that exists, in play, on its
+        # turn; unsigned, or signed and checked) is decided inline, and only an event that
+        # may fail goes through the checks, which also word the failure
+        seat: int = event["seat"]
+        state = self.state
+        if (seat >= self.seats or self.ended or not self.started
+                or (state is not None and self.game.current_seat(state) != seat)):
+            seat = self._seat(event)
+            self._check_playable(event, seat)
         self._check_deadline(event)
-        self._check_signature(event, seat)
+        if self.seat_keys[seat] is not None or "sig" in event or "client_ts" in event:
+            self._check_signature(event, seat)
         self._advance(event, seat)
 
     def _on_timeout(self, event: Mapping[str, Any]) -> None:

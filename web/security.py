@@ -15,14 +15,18 @@ kind, a token bucket of ``count`` requests refilled over ``seconds``:
 
 The setting is ``off``, or ``kind=count/seconds`` pairs (``create=60/60,upload=30/60``); kinds
 left out keep their default. Over the limit: 429 with ``Retry-After`` (whole seconds until the
-next request is allowed) and a message naming the limit. Each server process counts on its own
-(gunicorn -w 4 allows four times the figure): the limit is a brake on one client flooding the
-ledger, not an exact quota. The client address is ``request.remote_addr``: behind a proxy, apply
-werkzeug's ProxyFix so it is the client's and not the proxy's.
+next request is allowed) and a message naming the limit. The buckets live in the ledger's
+database (ledger.ratelimits), so every process serving it — gunicorn's workers, several
+machines on one PostgreSQL — counts together; should the database fail to answer, each process
+counts on its own until it does (the limit is a brake, and a request that stores something
+fails on its own then anyway). The viewer alone (no ledger) counts in its process. The client
+address is ``request.remote_addr``: behind a proxy, apply werkzeug's ProxyFix so it is the
+client's and not the proxy's.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import threading
@@ -33,6 +37,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
+from sqlalchemy.exc import SQLAlchemyError
+
+from fairdeal.ledger.ratelimits import SharedBuckets
+
+log = logging.getLogger("fairdeal.web")
 
 __all__ = ["API_CSP", "DEFAULT_LIMITS", "VIEWER_CSP", "RateLimiter", "init_app", "parse_limits",
            "init_headers", "rate_limited"]
@@ -99,12 +108,16 @@ class _Bucket:
 
 class RateLimiter:
     """Token buckets per (kind, client). ``take`` answers None when allowed, else the seconds
-    until the next request would be."""
+    until the next request would be. With ``shared`` the buckets are the database's, shared
+    by every process on it; this process's own are the fallback while it does not answer."""
 
     def __init__(self, limits: Mapping[str, tuple[int, float]],
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 shared: SharedBuckets | None = None) -> None:
         self.limits = dict(limits)
         self.clock = clock
+        self.shared = shared
+        self._longest = max((seconds for _, seconds in self.limits.values()), default=0.0)
         self._buckets: OrderedDict[tuple[str, str], _Bucket] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -113,6 +126,12 @@ class RateLimiter:
         if limit is None:
             return None
         count, seconds = limit
+        if self.shared is not None:
+            try:
+                return self.shared.take(kind, client, count, seconds, self._longest)
+            except SQLAlchemyError as e:
+                log.warning("rate limits: the database did not answer (%s); counting in this "
+                            "process until it does", type(e).__name__)
         rate = count / seconds
         now = self.clock()
         with self._lock:
@@ -178,7 +197,10 @@ def init_app(app: Flask) -> None:
     """Headers on every response; the rate limiter from FAIRDEAL_RATE_LIMITS."""
     init_headers(app)
     setting = app.config.get("FAIRDEAL_RATE_LIMITS", os.environ.get("FAIRDEAL_RATE_LIMITS"))
-    limiter = RateLimiter(parse_limits(setting))
+    limits = parse_limits(setting)
+    ledger = app.extensions.get("fairdeal.ledger")
+    shared = SharedBuckets(ledger.store.engine) if ledger is not None and limits else None
+    limiter = RateLimiter(limits, shared=shared)
     app.extensions["fairdeal.rate_limiter"] = limiter
 
     @app.before_request

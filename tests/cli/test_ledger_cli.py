@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import pty
 import re
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,14 +16,10 @@ import pytest
 
 from fairdeal.ledger.client import ApiClient
 
+from ..processes import free_port
+
 FAIRDEAL = [sys.executable, "-m", "fairdeal.cli"]
 HONEST = Path(__file__).parents[2] / "fixtures" / "bundles" / "honest"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _env() -> dict[str, str]:
@@ -36,7 +31,7 @@ def _env() -> dict[str, str]:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path, Path]]:
     """(base URL, data folder, server log) of a `fairdeal serve --quiet` process."""
     data = tmp_path_factory.mktemp("data")
-    port = _free_port()
+    port = free_port()
     log_path = data / "serve.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen([*FAIRDEAL, "--data-dir", str(data), "serve", "--quiet",

@@ -8,58 +8,19 @@ from __future__ import annotations
 import os
 import random
 import shutil
-import signal
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-FAIRDEAL = str(Path(sys.executable).parent / "fairdeal")
+from ..processes import ServeProcess, free_port
+
+__all__ = ["PG_BIN", "MoveStream", "PrivatePostgres", "ServeProcess", "check_stored"]
+
 PG_BIN = next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin"))), None) \
     if Path("/usr/lib/postgresql").exists() else None
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class ServeProcess:
-    """`fairdeal serve` on a data folder (its SQLite file), started and SIGKILLed at will."""
-
-    def __init__(self, data_dir: Path) -> None:
-        self.data_dir = data_dir
-        self.port = free_port()
-        self.process: subprocess.Popen[bytes] | None = None
-        self.log = data_dir / "serve.log"
-
-    def start(self) -> None:
-        from fairdeal.ledger.client import ApiClient
-
-        env = {name: value for name, value in os.environ.items()
-               if name not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}
-        env["FAIRDEAL_RATE_LIMITS"] = "off"
-        with self.log.open("ab") as log:
-            self.process = subprocess.Popen(
-                [FAIRDEAL, "--data-dir", str(self.data_dir), "serve", "--port", str(self.port)],
-                stdout=log, stderr=log, env=env)
-        if not ApiClient(f"http://127.0.0.1:{self.port}", timeout=2).wait_until_up(30):
-            raise AssertionError("the server did not start: " + self.log.read_text()[-2000:])
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
 
 
 class PrivatePostgres:

@@ -93,7 +93,7 @@ class _Streams:
 
 
 def test_sigkill_mid_write_again_and_again_loses_no_acknowledged_move(tmp_path: Path) -> None:
-    server = ServeProcess(tmp_path)
+    server = ServeProcess(tmp_path, env={"FAIRDEAL_RATE_LIMITS": "off"})
     server.start()
     client = ApiClient(f"http://127.0.0.1:{server.port}", timeout=5)
 

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import pytest
 from flask.testing import FlaskClient
 
 from fairdeal.games import InvalidParams, get_game
 from fairdeal.ledger.service import Ledger
-from fairdeal.verifier.bundle import MAX_INT, InvalidBundle, parse_json
+from fairdeal.verifier.bundle import MAX_INT, Bundle, InvalidBundle, parse_json
 from fairdeal.verifier.canonical import CanonicalError, canonical_bytes
 
 
@@ -32,10 +38,67 @@ def test_parse_json_refuses_what_python_json_would_crash_on_later(text: str,
     f'{{"a": [1,\n\t -{MAX_INT + 1}]}}',      # after a comma and whitespace
     f'{{"prev": "{"0" * 64}", "ts": {MAX_INT + 1}}}',  # a long run in a string before it
 ])
-def test_the_parser_s_shortcut_still_refuses_every_integer_out_of_range(text: str) -> None:
-    # a text without a long number skips the per-integer check: its guard must see every one
+def test_parse_json_refuses_every_integer_out_of_range(text: str) -> None:
     with pytest.raises(InvalidBundle, match="out of range"):
         parse_json(text)
+
+
+_SIGNED_BUNDLE = (Path(__file__).parents[2] / "fixtures" / "bundles" / "honest"
+                  / "arcomage-archmage-citadel-normal.json")
+
+
+def _first_move(bundle: dict[str, Any]) -> dict[str, Any]:
+    move: dict[str, Any] = next(e for e in bundle["events"] if e["type"] == "move")
+    return move
+
+
+def _set(where: Callable[[dict[str, Any]], dict[str, Any]], key: str,
+         value: object) -> Callable[[dict[str, Any]], None]:
+    def change(bundle: dict[str, Any]) -> None:
+        where(bundle)[key] = value
+    return change
+
+
+@pytest.mark.parametrize("change, named", [
+    (_set(_first_move, "seq", MAX_INT + 1), "events[5].seq"),
+    (_set(_first_move, "ts", MAX_INT + 1), "events[5].ts"),
+    (_set(_first_move, "seat", MAX_INT + 1), "events[5].seat"),
+    (_set(_first_move, "client_ts", MAX_INT + 1), "events[5].client_ts"),
+    (_set(_first_move, "action", {"kind": "play", "card": -MAX_INT - 1}),
+     "events[5].action.card"),
+    (_set(_first_move, "action", MAX_INT + 1), "events[5].action"),
+    (_set(_first_move, "action", {"kind": "play", "card": [1, {"x": MAX_INT + 1}]}),
+     "events[5].action.card[1].x"),
+    (_set(lambda b: b["events"][0], "params", {"x": [MAX_INT + 1]}), "events[0].params.x[0]"),
+    (_set(lambda b: b["events"][0], "turn_limit_ms", MAX_INT + 1), "events[0].turn_limit_ms"),
+    (_set(lambda b: b["events"][-1]["result"], "winner", MAX_INT + 1),
+     "result.winner"),
+])
+def test_a_bundle_s_integers_are_range_checked_where_validation_meets_them(
+        change: Callable[[dict[str, Any]], None], named: str) -> None:
+    # a bundle's integers are not checked one by one as json converts them (the fast parse):
+    # every place an integer can sit must refuse one past 64 bits, naming the place
+    bundle = json.loads(_SIGNED_BUNDLE.read_text())
+    assert _first_move(bundle)["seq"] == 5
+    altered = copy.deepcopy(bundle)
+    change(altered)
+    with pytest.raises(InvalidBundle, match="out of range") as caught:
+        Bundle.from_bytes(json.dumps(altered))
+    assert named in str(caught.value)
+    for edge in (MAX_INT, -MAX_INT):  # the edges themselves are in range
+        text = json.dumps(altered).replace(str(MAX_INT + 1), str(edge))
+        text = text.replace(str(-MAX_INT - 1), str(edge))
+        try:
+            Bundle.from_bytes(text)
+        except InvalidBundle as e:
+            assert "out of range" not in str(e)
+
+
+def test_a_bundle_with_an_integer_past_python_s_own_guard_is_refused_by_name() -> None:
+    text = _SIGNED_BUNDLE.read_text().replace('"seq":5,', '"seq":' + "7" * 5000 + ",", 1)
+    assert "7" * 5000 in text
+    with pytest.raises(InvalidBundle, match="an integer of 5000 digits is out of range"):
+        Bundle.from_bytes(text)
 
 
 def test_long_runs_of_digits_inside_strings_are_just_strings() -> None:

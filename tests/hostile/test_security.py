@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import hmac
 import random
+from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
+from sqlalchemy import text
 
 from fairdeal.ledger import live
+from fairdeal.ledger.keys import load_or_create_server_key
 from fairdeal.ledger.service import Ledger
+from fairdeal.ledger.store import EventStore, open_engine
 from fairdeal.web.app import create_app
 from fairdeal.web.security import DEFAULT_LIMITS, RateLimiter, parse_limits
 
@@ -96,6 +100,33 @@ def test_imports_and_uploads_past_their_limits_are_429(limited: FlaskClient) -> 
     assert [page.status_code for page in pages][2] == 429
     assert "the limit is 2 per 60 s" in pages[2].get_data(as_text=True)
     assert "Retry-After" in pages[2].headers
+
+
+def test_server_processes_on_one_database_count_together(tmp_path: Path) -> None:
+    # two apps, each with its own engine on the same SQLite file: two gunicorn workers
+    ledgers = [Ledger(EventStore(open_engine(f"sqlite:///{tmp_path / 'ledger.db'}")),
+                      load_or_create_server_key(tmp_path)) for _ in range(2)]
+    clients = [create_app({"FAIRDEAL_LEDGER": ledger, "FAIRDEAL_SWEEPER": False,
+                           "FAIRDEAL_RATE_LIMITS": "create=3/60"}).test_client()
+               for ledger in ledgers]
+    try:
+        answers = [clients[n % 2].post("/api/v1/matches", json={"game": "arcomage"}).status_code
+                   for n in range(5)]
+        assert answers == [201, 201, 201, 429, 429]
+    finally:
+        for ledger in ledgers:
+            ledger.store.engine.dispose()
+
+
+def test_limits_hold_in_process_while_the_database_does_not_answer(limited: FlaskClient,
+                                                                   ledger: Ledger) -> None:
+    assert limited.post("/api/v1/matches", json={"game": "arcomage"}).status_code == 201
+    with ledger.store.engine.begin() as conn:  # the shared buckets fail from now on
+        conn.execute(text("DROP TABLE rate_buckets"))
+    answers = [limited.post("/api/v1/matches", json={"game": "arcomage"}).status_code
+               for _ in range(4)]
+    # this process's own buckets take over (full, as they were never used): 3 more, then 429
+    assert answers == [201, 201, 201, 429]
 
 
 def test_limits_are_on_by_default_and_configurable() -> None:

@@ -22,7 +22,7 @@ from fairdeal.verifier.logleaf import LogLeaf
 from fairdeal.verifier.merkle import MemoryTree, verify_consistency
 from fairdeal.verifier.note import VerifierKey, verify_note
 
-from .test_server_process import FAIRDEAL, _free_port
+from ...processes import FAIRDEAL, free_port
 
 GUNICORN = Path(sys.executable).parent / "gunicorn"
 
@@ -52,7 +52,7 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str | N
 def test_two_workers_grow_one_log(tmp_path: Path, database: str | None) -> None:
     if not GUNICORN.exists():
         pytest.skip("gunicorn is not installed (pip install fairdeal[server])")
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {name: value for name, value in os.environ.items()
            if name not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}

@@ -8,8 +8,6 @@ import json
 import os
 import random
 import secrets
-import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -21,45 +19,7 @@ import pytest
 
 from fairdeal.ledger.client import ApiClient, ApiError
 
-FAIRDEAL = str(Path(sys.executable).parent / "fairdeal")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class Server:
-    def __init__(self, data_dir: Path, port: int, database_url: str | None = None) -> None:
-        self.data_dir = data_dir
-        self.port = port
-        self.process: subprocess.Popen[bytes] | None = None
-        self.log = data_dir / "serve.log"
-        #: the global options every `fairdeal` call of this test uses
-        self.options = ["--data-dir", str(data_dir)]
-        if database_url is not None:
-            self.options += ["--database-url", database_url]
-
-    def start(self) -> None:
-        env = {name: value for name, value in os.environ.items()
-               if name not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}
-        with self.log.open("ab") as log:
-            self.process = subprocess.Popen(
-                [FAIRDEAL, *self.options, "serve", "--port", str(self.port)],
-                stdout=log, stderr=log, env=env)
-        if not ApiClient(f"http://127.0.0.1:{self.port}", timeout=2).wait_until_up(20):
-            raise AssertionError("the server did not start: " + self.log.read_text()[-2000:])
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
+from ...processes import FAIRDEAL, ServeProcess, free_port
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -77,7 +37,7 @@ def server(request: pytest.FixtureRequest, tmp_path: Path):
         schema = "t_" + secrets.token_hex(6)
         open_engine(base, pg_schema=schema).dispose()
         url = base + ("&" if "?" in base else "?") + f"options=-csearch_path%3D{schema}"
-    server = Server(tmp_path, _free_port(), url)
+    server = ServeProcess(tmp_path, url)
     server.start()
     yield server
     server.stop()
@@ -101,7 +61,7 @@ def _retrying(client: ApiClient, method: str, path: str, body: Any = None,
     raise AssertionError("the server never came back")
 
 
-def test_killed_mid_stream_and_restarted_loses_no_acknowledged_move(server: Server,
+def test_killed_mid_stream_and_restarted_loses_no_acknowledged_move(server: ServeProcess,
                                                                       tmp_path: Path) -> None:
     client = ApiClient(f"http://127.0.0.1:{server.port}", timeout=5)
     rng = random.Random(5)
@@ -166,7 +126,7 @@ def test_two_gunicorn_workers_share_one_sqlite_file(tmp_path: Path) -> None:
         pytest.skip("gunicorn is not installed (pip install fairdeal[server])")
     from fairdeal.ledger.client import play_matches
 
-    port = _free_port()
+    port = free_port()
     env = {name: value for name, value in os.environ.items()
            if name not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}
     env["FAIRDEAL_DATA_DIR"] = str(tmp_path)
@@ -205,7 +165,7 @@ def test_two_gunicorn_workers_share_one_sqlite_file(tmp_path: Path) -> None:
         assert len(moves) == result["moves"] and all("sig" in move for move in moves)
 
 
-def test_fairdeal_play_paced_against_a_real_server(server: Server, tmp_path: Path) -> None:
+def test_fairdeal_play_paced_against_a_real_server(server: ServeProcess, tmp_path: Path) -> None:
     """`fairdeal play --pace` as the demo runs it: bots think between moves, the match is
     watchable live, and it ends sealed and verifiable."""
     import subprocess

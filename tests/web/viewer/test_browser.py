@@ -7,7 +7,6 @@ page land in test-output/screenshots/ for a reviewer to look at.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -19,17 +18,9 @@ import pytest
 
 from fairdeal.verifier.report import CHECKS, OPTIONAL_CHECKS
 
-CHROMIUM = os.environ.get("FAIRDEAL_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-SHOTS = Path(__file__).resolve().parents[3] / "test-output" / "screenshots"
+from .browsing import NEEDS_CHROMIUM, SHOTS, chromium, serving
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                       reason=f"no Chromium at {CHROMIUM} (CI installs Debian's chromium; "
-                              "set FAIRDEAL_CHROMIUM to another path)"),
-]
+pytestmark = NEEDS_CHROMIUM
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +63,6 @@ def long_match(bundle_dir: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def server(bundle_dir: Path) -> Iterator[str]:
-    from werkzeug.serving import make_server
-
     from fairdeal.web.viewer.sources import MemoryLedger
     from fairdeal.web.viewer.standalone import create_viewer_app, load_folder
 
@@ -83,22 +72,14 @@ def server(bundle_dir: Path) -> Iterator[str]:
     # one match still in play: its first events only
     unfinished = next((bundle_dir / "live").glob("*.json"))
     store.add_live(json.loads(unfinished.read_bytes())["events"][:9])
-    app = create_viewer_app(store)
-    httpd = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}"
-    httpd.shutdown()
-    thread.join(5)
+    with serving(create_viewer_app(store)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture()

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,25 +19,18 @@ import pytest
 
 from fairdeal.web.viewer.runtime import fetch_runtime, runtime_dir, runtime_ready
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-CHROMIUM = os.environ.get("FAIRDEAL_CHROMIUM", "/usr/bin/chromium")
+from .browsing import NEEDS_CHROMIUM, SHOTS, chromium, serving
+
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "fixtures" / "bundles"
 EXPECTED = json.loads((ROOT / "fixtures" / "tampered-expected.json").read_text())
 TAMPERED = sorted(FIXTURES / "tampered" / f"{name}.json" for name in EXPECTED)
 HONEST = sorted((FIXTURES / "honest").glob("*.json"))
 SERVER_KEY = (FIXTURES / "server-key.txt").read_text().strip()
-SHOTS = ROOT / "test-output" / "screenshots"
 #: Pyodide's first start on a loaded two-core machine takes a while
 SLOW = 120_000
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                       reason=f"no Chromium at {CHROMIUM} (CI installs Debian's chromium; "
-                              "set FAIRDEAL_CHROMIUM to another path)"),
-]
+pytestmark = NEEDS_CHROMIUM
 
 
 def _cli_reports(paths: list[Path], *options: str) -> dict[str, dict[str, Any]]:
@@ -88,8 +79,6 @@ def runtime() -> Path:
 @pytest.fixture(scope="module")
 def site(runtime: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """The project's app over a real ledger (SQLite) holding every honest fixture."""
-    from werkzeug.serving import make_server
-
     from fairdeal.ledger.keys import KEY_FILE
     from fairdeal.verifier.keys import SigningKey
     from fairdeal.web.app import create_app
@@ -109,22 +98,14 @@ def site(runtime: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[di
         assert match_id is not None, report.failure
         ids[path.stem] = match_id
     log = RequestLog(app)
-    httpd = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield {"url": f"http://127.0.0.1:{httpd.server_port}", "ids": ids, "log": log,
-           "ledger": ledger}
-    httpd.shutdown()
-    thread.join(5)
+    with serving(app) as url:
+        yield {"url": url, "ids": ids, "log": log, "ledger": ledger}
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 def _tab(browser: Any, origin: str) -> tuple[Any, Any, dict[str, list[str]]]:

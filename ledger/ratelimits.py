@@ -1,0 +1,102 @@
+"""Rate-limit buckets in the ledger's database, so every server process on it counts together.
+
+Under ``gunicorn -w 4`` each worker kept its own buckets, and a client got four times the
+limit; a fleet of servers on one PostgreSQL database multiplied it again. Here a bucket is a
+row, ``rate_buckets(kind, client, tokens, stamp, spent)``, and taking a token is one
+statement — an upsert that refills the bucket for the time since its stamp, takes a token when
+there is one, and returns what it did — so two processes taking at once cannot both spend the
+last token (SQLite has one writer; PostgreSQL locks the row for the conflict update).
+
+The clock is the wall clock (``time.time``), the one all processes share; a clock set back
+refills nothing rather than draining the bucket. A bucket left alone for as long as the
+longest limit's period is full again, exactly as if it had never been used: such rows are
+deleted now and then, which bounds the table by the clients of the last period.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from sqlalchemy import Boolean, Column, Float, MetaData, String, Table, text
+from sqlalchemy.engine import Engine
+
+__all__ = ["RATE_BUCKETS", "SharedBuckets"]
+
+_METADATA = MetaData()
+RATE_BUCKETS = Table(
+    "rate_buckets", _METADATA,
+    Column("kind", String(16), primary_key=True),
+    Column("client", String(200), primary_key=True),
+    Column("tokens", Float, nullable=False),
+    Column("stamp", Float, nullable=False),
+    #: whether the last take got a token
+    Column("spent", Boolean, nullable=False),
+)
+#: takes between two sweeps of the rows that are full again (per process)
+_SWEEP_EVERY = 500
+#: a client address is cut to this (the column's width): an address is far shorter
+_CLIENT_CHARS = 200
+
+# :count, :rate and :now bind the limit and the moment; the refill is the bucket's tokens plus
+# what the time since its stamp earned, at most :count; a token is taken when the refill holds
+# one; ``spent`` says whether it did (RETURNING reports the row after the update). The stamp
+# never moves back: a clock set back refills nothing.
+_TAKE = """
+INSERT INTO rate_buckets (kind, client, tokens, stamp, spent)
+VALUES (:kind, :client, :count - 1, :now, TRUE)
+ON CONFLICT (kind, client) DO UPDATE SET
+    tokens = CASE WHEN {refill} >= 1 THEN {refill} - 1 ELSE {refill} END,
+    spent = ({refill} >= 1),
+    stamp = CASE WHEN :now > rate_buckets.stamp THEN :now ELSE rate_buckets.stamp END
+RETURNING tokens, spent
+"""
+_REFILL = {
+    "sqlite": "MIN(:count, rate_buckets.tokens + MAX(0, :now - rate_buckets.stamp) * :rate)",
+    "postgresql": ("LEAST(CAST(:count AS double precision), rate_buckets.tokens"
+                   " + GREATEST(0, CAST(:now AS double precision) - rate_buckets.stamp)"
+                   " * CAST(:rate AS double precision))"),
+}
+
+
+class SharedBuckets:
+    """Token buckets per (kind, client) in ``engine``'s database (the table is created when
+    missing). ``take`` answers None when allowed, else the seconds until a token is back."""
+
+    def __init__(self, engine: Engine, clock: Callable[[], float] = time.time) -> None:
+        dialect = engine.dialect.name
+        if dialect not in _REFILL:
+            raise ValueError(f"no shared rate limits on {dialect}")
+        self.engine = engine
+        self.clock = clock
+        refill = _REFILL[dialect]
+        self._take = text(_TAKE.format(refill=refill))
+        self._takes = 0
+        self._lock = threading.Lock()
+        _METADATA.create_all(engine, tables=[RATE_BUCKETS])
+
+    def take(self, kind: str, client: str, count: int, seconds: float,
+             longest_s: float | None = None) -> float | None:
+        """Take a token from (kind, client)'s bucket of ``count`` refilled over ``seconds``.
+        ``longest_s`` (the longest period of any limit) lets the sweep know which buckets
+        are full again."""
+        rate = count / seconds
+        now = self.clock()
+        with self.engine.begin() as conn:
+            tokens, spent = conn.execute(self._take, {
+                "kind": kind, "client": client[:_CLIENT_CHARS], "count": count,
+                "rate": rate, "now": now}).one()
+        self._maybe_sweep(now, longest_s or seconds)
+        if spent:
+            return None
+        return (1 - float(tokens)) / rate
+
+    def _maybe_sweep(self, now: float, longest_s: float) -> None:
+        with self._lock:
+            self._takes += 1
+            if self._takes % _SWEEP_EVERY:
+                return
+        with self.engine.begin() as conn:
+            conn.execute(text("DELETE FROM rate_buckets WHERE stamp < :cutoff"),
+                         {"cutoff": now - longest_s})

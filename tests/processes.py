@@ -1,0 +1,66 @@
+"""What the tests that run `fairdeal` as a process share: the command, a free local port, and a
+`fairdeal serve` process to start, SIGKILL and stop."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+#: the installed `fairdeal` command of this environment
+FAIRDEAL = str(Path(sys.executable).parent / "fairdeal")
+
+
+def free_port() -> int:
+    """A local TCP port nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class ServeProcess:
+    """`fairdeal serve` on a data folder (its SQLite file, or ``database_url``), on a free port;
+    the environment's FAIRDEAL_DATABASE_URL and FAIRDEAL_DATA_DIR never leak into it."""
+
+    def __init__(self, data_dir: Path, database_url: str | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log = data_dir / "serve.log"
+        self.extra_env = dict(env or {})
+        #: the global options every `fairdeal` call against this server's data uses
+        self.options = ["--data-dir", str(data_dir)]
+        if database_url is not None:
+            self.options += ["--database-url", database_url]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, wait_s: float = 30) -> None:
+        from fairdeal.ledger.client import ApiClient
+
+        env = {name: value for name, value in os.environ.items()
+               if name not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}
+        env.update(self.extra_env)
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                [FAIRDEAL, *self.options, "serve", "--port", str(self.port)],
+                stdout=log, stderr=log, env=env)
+        if not ApiClient(self.url, timeout=2).wait_until_up(wait_s):
+            raise AssertionError("the server did not start: " + self.log.read_text()[-2000:])
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
