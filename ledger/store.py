@@ -544,7 +544,11 @@ class EventStore:
                   + ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(rows)))
         params = [item for row in rows for item in row]
         if update_sql is not None:
-            sql = f"WITH stored AS ({insert} RETURNING seq) {update_sql}"
+            # the UPDATE reads what the INSERT stored, so the INSERT runs first: PostgreSQL
+            # may run a WITH's statement after the main one, and a transaction that locked the
+            # match row before inserting deadlocked with a seal (which inserts, then updates)
+            sql = (f"WITH stored AS ({insert} RETURNING seq) {update_sql} "
+                   "AND EXISTS (SELECT FROM stored)")
             params.extend(values)
         else:
             sql = insert
