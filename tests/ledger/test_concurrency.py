@@ -5,6 +5,7 @@ move is lost or recorded twice, and every chain verifies."""
 from __future__ import annotations
 
 import random
+import sys
 import threading
 from collections import Counter
 
@@ -76,10 +77,17 @@ def test_sixteen_writers_race_on_one_match(engine: Engine, tmp_path) -> None:
             failures.append(e)
 
     threads = [threading.Thread(target=writer, args=(n,)) for n in range(16)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    # switch threads often: a writer that blocks nowhere between its view and its move (no
+    # database read when nobody else wrote) could otherwise play a run of moves unraced
+    switching = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(switching)
     assert not failures, failures[0]
     assert acknowledged and conflicts[0] > 0  # they really raced
     _check(workers[0], match_id, acknowledged)
