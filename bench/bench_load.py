@@ -79,6 +79,23 @@ def _tree_cpu(pid: int) -> float:
     return total
 
 
+def _postgres_cpu() -> float:
+    """CPU seconds so far of this machine's PostgreSQL processes (the database shares the cores
+    when it runs here; 0 when it does not, or /proc cannot tell)."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name, _, rest = text.partition(" (")[2].rpartition(")")
+        if name.startswith("postgres"):
+            fields = rest.split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
 def run(backend: str, seconds: float, concurrency: int, workers: int, threads: int,
         pg_url: str | None, profile: Path | None, server_path: str | None = None,
         server_name: str = "gunicorn") -> dict[str, Any]:
@@ -105,11 +122,12 @@ def run(backend: str, seconds: float, concurrency: int, workers: int, threads: i
     server = subprocess.Popen(server_command(server_name, port, workers, threads), env=env,
                               stdout=log, stderr=log)
     spy = None
-    bots_cpu = server_cpu = 0.0
+    bots_cpu = server_cpu = database_cpu = 0.0
     try:
         client = ApiClient(f"http://127.0.0.1:{port}", timeout=2)
         client.wait_until_up(20)
         server_before, bots_before = _tree_cpu(server.pid), _children_cpu()
+        database_before = _postgres_cpu()
         if profile is not None and (BIN / "py-spy").exists():
             worker_pid = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True,
                                         text=True).stdout.split()[0]
@@ -124,6 +142,7 @@ def run(backend: str, seconds: float, concurrency: int, workers: int, threads: i
                                 capture_output=True, text=True, timeout=seconds + 600)
         bots_cpu = _children_cpu() - bots_before
         server_cpu = _tree_cpu(server.pid) - server_before
+        database_cpu = _postgres_cpu() - database_before
         if spy is not None:
             spy.wait(timeout=120)
     finally:
@@ -139,7 +158,8 @@ def run(backend: str, seconds: float, concurrency: int, workers: int, threads: i
         result.update(matches=int(matches), moves=int(moves), seconds=float(took),
                       moves_per_s=int(rate), conflicts=int(conflicts), p50_ms=float(p50),
                       p99_ms=float(p99), server_ms=1000 * server_cpu / max(1, int(moves)),
-                      bots_ms=1000 * bots_cpu / max(1, int(moves)))
+                      bots_ms=1000 * bots_cpu / max(1, int(moves)),
+                      database_ms=1000 * database_cpu / max(1, int(moves)))
     # every chain verifies: each sealed match's bundle, with the pinned server key
     engine = open_engine(url)
     ledger = Ledger(EventStore(engine), key)
@@ -197,17 +217,19 @@ def main() -> None:
                                     args.profile if profiled else None, path, server_name))
     print(f"{args.workers} workers x {args.threads} threads; fairdeal play -c "
           f"{args.concurrency} --duration {args.seconds:g}; load average now "
-          f"{os.getloadavg()[0]:.1f}; CPU ms per move of the server (all its processes) and "
-          f"of the bots; {os.cpu_count()} cores")
+          f"{os.getloadavg()[0]:.1f}; CPU ms per move of the server (all its processes), "
+          f"the bots and this machine's PostgreSQL; {os.cpu_count()} cores")
     print(f"{'server, database':<22}{'moves':>8}{'s':>7}{'moves/s':>9}{'p50 ms':>8}"
-          f"{'p99 ms':>8}{'errors':>8}{'409s':>6}{'verified':>10}{'server':>8}{'bots':>6}")
+          f"{'p99 ms':>8}{'errors':>8}{'409s':>6}{'verified':>10}{'server':>8}{'bots':>6}"
+          f"{'pg':>6}")
     for row in rows:
         errors = 0 if row["exit"] == 0 else 1
         print(f"{row['backend']:<22}{row.get('moves', 0):>8}{row.get('seconds', 0):>7.1f}"
               f"{row.get('moves_per_s', 0):>9}{row.get('p50_ms', 0):>8.1f}"
               f"{row.get('p99_ms', 0):>8.1f}{errors:>8}{row.get('conflicts', 0):>6}"
               f"{row['verified']:>6}/{row['verified'] + row['failed']}"
-              f"{row.get('server_ms', 0):>8.2f}{row.get('bots_ms', 0):>6.2f}")
+              f"{row.get('server_ms', 0):>8.2f}{row.get('bots_ms', 0):>6.2f}"
+              f"{row.get('database_ms', 0):>6.2f}")
         if row["exit"] != 0:
             print("  play failed:", row["stderr"])
 
