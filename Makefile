@@ -62,8 +62,9 @@ bench: $(STAMP)
 bench-ledger: $(STAMP)
 	$(BIN)/python bench/bench_ledger.py
 
-## The load run: fairdeal play -c 16 for 60 s against gunicorn on SQLite (and PostgreSQL when
-## FAIRDEAL_TEST_POSTGRES_URL is set); moves/s, p50/p99, errors, every chain verified after.
+## The load run: fairdeal play -c 16 for 60 s against gunicorn and granian, alternating, on
+## SQLite (and PostgreSQL when FAIRDEAL_TEST_POSTGRES_URL is set); moves/s, p50/p99, errors,
+## every chain verified after, and each side's CPU per move.
 bench-load: $(STAMP)
 	$(BIN)/python bench/bench_load.py --seconds 60 --concurrency 16
 

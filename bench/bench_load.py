@@ -1,8 +1,11 @@
 """A load run: `fairdeal play -c N --duration S` (the bots, in a process of their own) against
-gunicorn on SQLite and on PostgreSQL; moves per second held, p50/p99 move latency, errors,
-and every match's chain verified afterwards with the pinned server key.
+gunicorn and granian on SQLite and on PostgreSQL; moves per second held, p50/p99 move latency,
+errors, every match's chain verified afterwards with the pinned server key, and the CPU time
+the server and the bots each spent per move (what bounds the rate on a machine whose cores
+they share: at most cores / (server + bots CPU per move)).
 
     .venv/bin/python bench/bench_load.py [--seconds 60] [--concurrency 16] [--postgres URL]
+        [--servers gunicorn,granian] [--rounds N]
     make bench-load
 
 Not a test: it prints a table (and, with --profile, a py-spy profile of one worker). The bots
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import secrets
 import shutil
 import socket
@@ -43,9 +47,58 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def server_command(server: str, port: int, workers: int, threads: int) -> list[str]:
+    """gunicorn's threaded workers, or granian's (HTTP in Rust, the app in Python threads)."""
+    if server == "gunicorn":
+        return [str(BIN / "gunicorn"), "-w", str(workers), "--threads", str(threads), "-b",
+                f"127.0.0.1:{port}", "--log-level", "warning", "fairdeal.web.app:create_app()"]
+    return [str(BIN / "granian"), "--interface", "wsgi", "--factory", "--workers", str(workers),
+            "--blocking-threads", str(threads), "--host", "127.0.0.1", "--port", str(port),
+            "--log-level", "warning", "fairdeal.web.app:create_app"]
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds so far of process ``pid`` and its descendants (Linux's /proc): read while
+    it runs, so the server's start-up (imports, the app) is left out of the per-move figure."""
+    total, pending = 0.0, [pid]
+    tick = os.sysconf("SC_CLK_TCK")
+    while pending:
+        current = pending.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:  # gone meanwhile
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+        pending.extend(int(child) for child in children)
+    return total
+
+
+def _postgres_cpu() -> float:
+    """CPU seconds so far of this machine's PostgreSQL processes (the database shares the cores
+    when it runs here; 0 when it does not, or /proc cannot tell)."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name, _, rest = text.partition(" (")[2].rpartition(")")
+        if name.startswith("postgres"):
+            fields = rest.split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
 def run(backend: str, seconds: float, concurrency: int, workers: int, threads: int,
-        pg_url: str | None, profile: Path | None, server_path: str | None = None
-        ) -> dict[str, Any]:
+        pg_url: str | None, profile: Path | None, server_path: str | None = None,
+        server_name: str = "gunicorn") -> dict[str, Any]:
     """One load run; ``server_path`` serves another checkout's code (a folder holding
     ``fairdeal/`` with its layers: the anchor), with the same bots and the same checks."""
     folder = Path(tempfile.mkdtemp(prefix="fairdeal-load-"))
@@ -65,14 +118,16 @@ def run(backend: str, seconds: float, concurrency: int, workers: int, threads: i
         env["FAIRDEAL_DATABASE_URL"] = url
     key = load_or_create_server_key(folder)
     port = _free_port()
-    log = (folder / "gunicorn.log").open("wb")
-    server = subprocess.Popen([str(BIN / "gunicorn"), "-w", str(workers), "--threads",
-                               str(threads), "-b", f"127.0.0.1:{port}", "--log-level", "warning",
-                               "fairdeal.web.app:create_app()"], env=env, stdout=log, stderr=log)
+    log = (folder / "server.log").open("wb")
+    server = subprocess.Popen(server_command(server_name, port, workers, threads), env=env,
+                              stdout=log, stderr=log)
     spy = None
+    bots_cpu = server_cpu = database_cpu = 0.0
     try:
         client = ApiClient(f"http://127.0.0.1:{port}", timeout=2)
         client.wait_until_up(20)
+        server_before, bots_before = _tree_cpu(server.pid), _children_cpu()
+        database_before = _postgres_cpu()
         if profile is not None and (BIN / "py-spy").exists():
             worker_pid = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True,
                                         text=True).stdout.split()[0]
@@ -85,6 +140,9 @@ def run(backend: str, seconds: float, concurrency: int, workers: int, threads: i
                                  "1000000", "-c", str(concurrency), "--duration", str(seconds),
                                  "--turn-limit", "600", "--seed", "7"],
                                 capture_output=True, text=True, timeout=seconds + 600)
+        bots_cpu = _children_cpu() - bots_before
+        server_cpu = _tree_cpu(server.pid) - server_before
+        database_cpu = _postgres_cpu() - database_before
         if spy is not None:
             spy.wait(timeout=120)
     finally:
@@ -92,14 +150,16 @@ def run(backend: str, seconds: float, concurrency: int, workers: int, threads: i
         server.wait(timeout=30)
         log.close()
     found = _STATS.search(played.stdout)
-    result: dict[str, Any] = {"backend": backend + (" (anchor)" if server_path else ""),
-                              "exit": played.returncode,
+    label = f"{server_name}, {backend}" + (" (anchor)" if server_path else "")
+    result: dict[str, Any] = {"backend": label, "exit": played.returncode,
                               "stderr": played.stderr[-500:]}
     if found:
         matches, moves, took, rate, conflicts, p50, p99 = found.groups()
         result.update(matches=int(matches), moves=int(moves), seconds=float(took),
                       moves_per_s=int(rate), conflicts=int(conflicts), p50_ms=float(p50),
-                      p99_ms=float(p99))
+                      p99_ms=float(p99), server_ms=1000 * server_cpu / max(1, int(moves)),
+                      bots_ms=1000 * bots_cpu / max(1, int(moves)),
+                      database_ms=1000 * database_cpu / max(1, int(moves)))
     # every chain verifies: each sealed match's bundle, with the pinned server key
     engine = open_engine(url)
     ledger = Ledger(EventStore(engine), key)
@@ -137,27 +197,39 @@ def main() -> None:
                         help="also serve the code in FOLDER/fairdeal (e.g. the commit before a "
                         "change), alternating with this checkout in the same run")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--servers", default="gunicorn,granian",
+                        help="which WSGI servers, alternating in each round")
     args = parser.parse_args()
     backends = ["sqlite"] + (["postgresql"] if args.postgres else [])
+    servers = [name.strip() for name in args.servers.split(",") if name.strip()]
+    for name in servers:
+        if name not in ("gunicorn", "granian") or not (BIN / name).exists():
+            parser.error(f"no server {name!r} here (gunicorn and granian come with "
+                         "pip install 'fairdeal[server]')")
     rows = []
     for _ in range(args.rounds):
         for backend in backends:
-            for path in ([args.anchor] if args.anchor else []) + [None]:
-                rows.append(run(backend, args.seconds, args.concurrency, args.workers,
-                                args.threads, args.postgres,
-                                args.profile if backend == "sqlite" and not path else None,
-                                path))
-    print(f"gunicorn -w {args.workers} --threads {args.threads}; fairdeal play -c "
+            for server_name in servers:
+                for path in ([args.anchor] if args.anchor else []) + [None]:
+                    profiled = backend == "sqlite" and not path and server_name == servers[0]
+                    rows.append(run(backend, args.seconds, args.concurrency, args.workers,
+                                    args.threads, args.postgres,
+                                    args.profile if profiled else None, path, server_name))
+    print(f"{args.workers} workers x {args.threads} threads; fairdeal play -c "
           f"{args.concurrency} --duration {args.seconds:g}; load average now "
-          f"{os.getloadavg()[0]:.1f}")
-    print(f"{'database':<20}{'moves':>8}{'s':>7}{'moves/s':>9}{'p50 ms':>8}{'p99 ms':>8}"
-          f"{'errors':>8}{'409s':>6}{'verified':>10}")
+          f"{os.getloadavg()[0]:.1f}; CPU ms per move of the server (all its processes), "
+          f"the bots and this machine's PostgreSQL; {os.cpu_count()} cores")
+    print(f"{'server, database':<22}{'moves':>8}{'s':>7}{'moves/s':>9}{'p50 ms':>8}"
+          f"{'p99 ms':>8}{'errors':>8}{'409s':>6}{'verified':>10}{'server':>8}{'bots':>6}"
+          f"{'pg':>6}")
     for row in rows:
         errors = 0 if row["exit"] == 0 else 1
-        print(f"{row['backend']:<20}{row.get('moves', 0):>8}{row.get('seconds', 0):>7.1f}"
+        print(f"{row['backend']:<22}{row.get('moves', 0):>8}{row.get('seconds', 0):>7.1f}"
               f"{row.get('moves_per_s', 0):>9}{row.get('p50_ms', 0):>8.1f}"
               f"{row.get('p99_ms', 0):>8.1f}{errors:>8}{row.get('conflicts', 0):>6}"
-              f"{row['verified']:>6}/{row['verified'] + row['failed']}")
+              f"{row['verified']:>6}/{row['verified'] + row['failed']}"
+              f"{row.get('server_ms', 0):>8.2f}{row.get('bots_ms', 0):>6.2f}"
+              f"{row.get('database_ms', 0):>6.2f}")
         if row["exit"] != 0:
             print("  play failed:", row["stderr"])
 

@@ -42,9 +42,11 @@ def _ledger(obj: Context) -> Any:
 def serve(obj: Context, host: str, port: int, debug: bool, quiet: bool) -> None:
     """Run the API and the viewer with Flask's server, for local use.
 
-    In production run gunicorn instead, for example:
+    In production run granian or gunicorn instead (pip install 'fairdeal[server]'), e.g.:
 
     \b
+    FAIRDEAL_DATA_DIR=/srv/fairdeal \\
+      granian --interface wsgi --factory --workers 4 --port 8000 'fairdeal.web.app:create_app'
     FAIRDEAL_DATA_DIR=/srv/fairdeal \\
       gunicorn -w 4 --threads 2 -b 0.0.0.0:8000 'fairdeal.web.app:create_app()'
     """

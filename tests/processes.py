@@ -1,5 +1,6 @@
-"""What the tests that run `fairdeal` as a process share: the command, a free local port, and a
-`fairdeal serve` process to start, SIGKILL and stop."""
+"""What the tests that run `fairdeal` as a process share: the command, a free local port, a
+`fairdeal serve` process to start, SIGKILL and stop, and the command lines of the production
+WSGI servers fairdeal is run under (gunicorn, granian)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,21 @@ from pathlib import Path
 
 #: the installed `fairdeal` command of this environment
 FAIRDEAL = str(Path(sys.executable).parent / "fairdeal")
+#: the production servers, as docs/ledger.md runs them (both in the test extra)
+WSGI_SERVERS = ("gunicorn", "granian")
+
+
+def wsgi_server_command(server: str, port: int, workers: int = 2, threads: int = 4) -> list[str]:
+    """The command that serves fairdeal's app factory with ``server`` on 127.0.0.1:``port``."""
+    program = str(Path(sys.executable).parent / server)
+    if server == "gunicorn":
+        return [program, "-w", str(workers), "--threads", str(threads), "-b",
+                f"127.0.0.1:{port}", "fairdeal.web.app:create_app()"]
+    if server == "granian":
+        return [program, "--interface", "wsgi", "--factory", "--workers", str(workers),
+                "--blocking-threads", str(threads), "--host", "127.0.0.1", "--port", str(port),
+                "--log-level", "warning", "fairdeal.web.app:create_app"]
+    raise ValueError(f"no such server: {server}")
 
 
 def free_port() -> int:

@@ -1,4 +1,5 @@
-"""Two gunicorn workers on one database sequence the transparency log without a fork or a gap:
+"""Two workers on one database (gunicorn's, granian's) sequence the transparency log without a
+fork or a gap:
 matches created and played to the end through both at once, checkpoints read all along from
 either worker, every one consistent with every other, every leaf where it belongs."""
 
@@ -8,7 +9,6 @@ import base64
 import os
 import secrets
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -22,9 +22,7 @@ from fairdeal.verifier.logleaf import LogLeaf
 from fairdeal.verifier.merkle import MemoryTree, verify_consistency
 from fairdeal.verifier.note import VerifierKey, verify_note
 
-from ...processes import FAIRDEAL, free_port
-
-GUNICORN = Path(sys.executable).parent / "gunicorn"
+from ...processes import FAIRDEAL, WSGI_SERVERS, free_port, wsgi_server_command
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -49,9 +47,8 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str | N
     admin.dispose()
 
 
-def test_two_workers_grow_one_log(tmp_path: Path, database: str | None) -> None:
-    if not GUNICORN.exists():
-        pytest.skip("gunicorn is not installed (pip install fairdeal[server])")
+@pytest.mark.parametrize("server", WSGI_SERVERS)
+def test_two_workers_grow_one_log(tmp_path: Path, database: str | None, server: str) -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {name: value for name, value in os.environ.items()
@@ -61,10 +58,9 @@ def test_two_workers_grow_one_log(tmp_path: Path, database: str | None) -> None:
         env["FAIRDEAL_DATABASE_URL"] = database
     subprocess.run([FAIRDEAL, "--data-dir", str(tmp_path), "keys", "show"], check=True,
                    capture_output=True)
-    with (tmp_path / "gunicorn.log").open("wb") as out:
-        process = subprocess.Popen([str(GUNICORN), "-w", "2", "--threads", "4", "-b",
-                                    f"127.0.0.1:{port}", "fairdeal.web.app:create_app()"],
-                                   env=env, stdout=out, stderr=out)
+    with (tmp_path / f"{server}.log").open("wb") as out:
+        process = subprocess.Popen(wsgi_server_command(server, port), env=env, stdout=out,
+                                   stderr=out)
         try:
             client = ApiClient(url, timeout=10)
             for _ in range(300):
