@@ -7,6 +7,12 @@ statement — an upsert that refills the bucket for the time since its stamp, ta
 there is one, and returns what it did — so two processes taking at once cannot both spend the
 last token (SQLite has one writer; PostgreSQL locks the row for the conflict update).
 
+Where: on PostgreSQL, the ledger's own database (a take locks one bucket row, nothing else).
+On SQLite, a file of their own beside the ledger's (``ledger-ratelimits.db``): a take is a
+write, and in the ledger's file it would queue for the ledger's one write lock and, being
+another connection's commit, make every process read its cached matches again (the ledger
+notices other writers through ``PRAGMA data_version``).
+
 The clock is the wall clock (``time.time``), the one all processes share; a clock set back
 refills nothing rather than draining the bucket. A bucket left alone for as long as the
 longest limit's period is full again, exactly as if it had never been used: such rows are
@@ -18,11 +24,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
-from sqlalchemy import Boolean, Column, Float, MetaData, String, Table, text
+from sqlalchemy import Boolean, Column, Float, MetaData, String, Table, create_engine, event, text
 from sqlalchemy.engine import Engine
 
-__all__ = ["RATE_BUCKETS", "SharedBuckets"]
+__all__ = ["RATE_BUCKETS", "SharedBuckets", "buckets_engine"]
 
 _METADATA = MetaData()
 RATE_BUCKETS = Table(
@@ -60,21 +68,48 @@ _REFILL = {
 }
 
 
-class SharedBuckets:
-    """Token buckets per (kind, client) in ``engine``'s database (the table is created when
-    missing). ``take`` answers None when allowed, else the seconds until a token is back."""
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    # a bucket lost to a power cut only forgives a client a few requests
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
 
-    def __init__(self, engine: Engine, clock: Callable[[], float] = time.time) -> None:
-        dialect = engine.dialect.name
+
+def buckets_engine(ledger_engine: Engine) -> Engine:
+    """Where the buckets of the ledger on ``ledger_engine`` live (see the module's text): the
+    same engine on PostgreSQL; on SQLite an engine on ``<ledger>-ratelimits.db`` beside it."""
+    if ledger_engine.dialect.name != "sqlite":
+        return ledger_engine
+    database = ledger_engine.url.database
+    if not database:
+        raise ValueError("the ledger's SQLite database has no file")
+    ledger_file = Path(database)
+    path = ledger_file.with_name(f"{ledger_file.stem}-ratelimits.db")
+    engine = create_engine(f"sqlite:///{path}",
+                           connect_args={"check_same_thread": False, "timeout": 30},
+                           hide_parameters=True)
+    event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+class SharedBuckets:
+    """Token buckets per (kind, client) beside the ledger on ``ledger_engine`` (the table is
+    created when missing). ``take`` answers None when allowed, else the seconds until a token
+    is back."""
+
+    def __init__(self, ledger_engine: Engine, clock: Callable[[], float] = time.time) -> None:
+        dialect = ledger_engine.dialect.name
         if dialect not in _REFILL:
             raise ValueError(f"no shared rate limits on {dialect}")
-        self.engine = engine
+        self.engine = buckets_engine(ledger_engine)
         self.clock = clock
         refill = _REFILL[dialect]
         self._take = text(_TAKE.format(refill=refill))
         self._takes = 0
         self._lock = threading.Lock()
-        _METADATA.create_all(engine, tables=[RATE_BUCKETS])
+        _METADATA.create_all(self.engine, tables=[RATE_BUCKETS])
 
     def take(self, kind: str, client: str, count: int, seconds: float,
              longest_s: float | None = None) -> float | None:

@@ -15,8 +15,9 @@ kind, a token bucket of ``count`` requests refilled over ``seconds``:
 
 The setting is ``off``, or ``kind=count/seconds`` pairs (``create=60/60,upload=30/60``); kinds
 left out keep their default. Over the limit: 429 with ``Retry-After`` (whole seconds until the
-next request is allowed) and a message naming the limit. The buckets live in the ledger's
-database (ledger.ratelimits), so every process serving it — gunicorn's workers, several
+next request is allowed) and a message naming the limit. The buckets live beside the ledger
+(ledger.ratelimits: its PostgreSQL database, or a SQLite file next to its own), so every
+process serving it — gunicorn's workers, several
 machines on one PostgreSQL — counts together; should the database fail to answer, each process
 counts on its own until it does (the limit is a brake, and a request that stores something
 fails on its own then anyway). The viewer alone (no ledger) counts in its process. The client

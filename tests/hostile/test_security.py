@@ -121,7 +121,8 @@ def test_server_processes_on_one_database_count_together(tmp_path: Path) -> None
 def test_limits_hold_in_process_while_the_database_does_not_answer(limited: FlaskClient,
                                                                    ledger: Ledger) -> None:
     assert limited.post("/api/v1/matches", json={"game": "arcomage"}).status_code == 201
-    with ledger.store.engine.begin() as conn:  # the shared buckets fail from now on
+    shared = limited.application.extensions["fairdeal.rate_limiter"].shared
+    with shared.engine.begin() as conn:  # the shared buckets fail from now on
         conn.execute(text("DROP TABLE rate_buckets"))
     answers = [limited.post("/api/v1/matches", json={"game": "arcomage"}).status_code
                for _ in range(4)]

@@ -1,18 +1,20 @@
 """Rate-limit buckets in the database: two engines on one database (two server processes)
 count together, concurrent takes never spend more tokens than there are, buckets refill at
-their rate, and rows full again are swept. On a SQLite file and on PostgreSQL."""
+their rate, and rows full again are swept. On a SQLite file and on PostgreSQL. On SQLite they
+stay out of the ledger's file, which a take must not write to."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, text
 
 from fairdeal.ledger import ratelimits
 from fairdeal.ledger.ratelimits import SharedBuckets
-from fairdeal.ledger.store import open_engine
+from fairdeal.ledger.store import EventStore, open_engine
 
 
 @pytest.fixture
@@ -104,6 +106,26 @@ def test_buckets_full_again_are_swept(engine: Engine, monkeypatch: pytest.Monkey
         buckets.take("create", f"old-{n}", 5, 60.0, longest_s=60.0)
     clock.now += 61.0  # every old bucket is full again: as good as absent
     buckets.take("create", "new", 5, 60.0, longest_s=60.0)  # the tenth take sweeps
-    with engine.connect() as conn:
+    with buckets.engine.connect() as conn:
         clients = conn.execute(text("SELECT client FROM rate_buckets")).scalars().all()
     assert clients == ["new"]
+
+
+def test_on_sqlite_a_take_writes_nothing_to_the_ledger_s_file(tmp_path: Path) -> None:
+    engine = open_engine(f"sqlite:///{tmp_path / 'ledger.db'}")
+    store = EventStore(engine)
+    store.outside_writes()
+    buckets = SharedBuckets(engine, Clock())
+    for n in range(5):
+        buckets.take("create", f"client-{n}", 3, 60.0)
+    # another connection's commit to the ledger's file would make its processes read every
+    # cached match again; the buckets' own file takes the writes
+    before = store.outside_writes()
+    buckets.take("create", "client-5", 3, 60.0)
+    assert store.outside_writes() == before
+    assert buckets.engine.url.database != engine.url.database
+    with engine.connect() as conn:
+        tables = conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'table'"))
+        assert "rate_buckets" not in tables.scalars().all()
+    assert (tmp_path / "ledger-ratelimits.db").exists()
+    engine.dispose()
