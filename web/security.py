@@ -18,10 +18,10 @@ left out keep their default. Over the limit: 429 with ``Retry-After`` (whole sec
 next request is allowed) and a message naming the limit. The buckets live beside the ledger
 (ledger.ratelimits: its PostgreSQL database, or a SQLite file next to its own), so every
 process serving it — gunicorn's workers, several machines on one PostgreSQL — counts
-together; should the database fail to answer, each process counts on its own until it does (the limit is a brake, and a request that stores something
-fails on its own then anyway). The viewer alone (no ledger) counts in its process. The client
-address is ``request.remote_addr``: behind a proxy, apply werkzeug's ProxyFix so it is the
-client's and not the proxy's.
+together; should the database fail to answer, each process counts on its own until it does
+(the limit is a brake, and a request that stores something fails on its own then anyway). The
+viewer alone (no ledger) counts in its process. The client address is ``request.remote_addr``:
+behind a proxy, apply werkzeug's ProxyFix so it is the client's and not the proxy's.
 """
 
 from __future__ import annotations
