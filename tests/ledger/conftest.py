@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Engine, create_engine, text
 
+from fairdeal.ledger.service import Ledger
 from fairdeal.ledger.store import EventStore, open_engine
 
 PG_ENV = "FAIRDEAL_TEST_POSTGRES_URL"
@@ -51,3 +52,12 @@ def engine(request: pytest.FixtureRequest, tmp_path) -> Iterator[Engine]:
 @pytest.fixture
 def store(engine: Engine) -> EventStore:
     return EventStore(engine)
+
+
+def started_match(ledger: Ledger) -> tuple[str, list[str]]:
+    """A two-tower match with both seeds in (declined), untimed: (its id, the seat tokens)."""
+    created = ledger.create_match("arcomage", {}, turn_limit_ms=None)
+    tokens = [seat["token"] for seat in created["seats"]]
+    for token in tokens:
+        ledger.add_seed(created["id"], token, None)
+    return created["id"], tokens

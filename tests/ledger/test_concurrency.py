@@ -17,13 +17,7 @@ from fairdeal.ledger.service import Ledger
 from fairdeal.ledger.store import EventStore
 from fairdeal.verifier.verify import chain_hashes, verify_bytes
 
-
-def _start(ledger: Ledger) -> tuple[str, list[str]]:
-    created = ledger.create_match("arcomage", {}, turn_limit_ms=None)
-    tokens = [seat["token"] for seat in created["seats"]]
-    for token in tokens:
-        ledger.add_seed(created["id"], token, None)
-    return created["id"], tokens
+from .conftest import started_match
 
 
 def _check(ledger: Ledger, match_id: str, acknowledged: list[str]) -> None:
@@ -42,7 +36,7 @@ def _check(ledger: Ledger, match_id: str, acknowledged: list[str]) -> None:
 def test_sixteen_writers_race_on_one_match(engine: Engine, tmp_path) -> None:
     key = load_or_create_server_key(tmp_path)
     workers = [Ledger(EventStore(engine), key), Ledger(EventStore(engine), key)]
-    match_id, tokens = _start(workers[0])
+    match_id, tokens = started_match(workers[0])
     acknowledged: list[str] = []
     conflicts = [0]
     lock = threading.Lock()
@@ -101,7 +95,7 @@ def test_sixteen_matches_in_parallel(engine: Engine, tmp_path) -> None:
     def player(number: int) -> None:
         rng = random.Random(number)
         try:
-            match_id, tokens = _start(ledger)
+            match_id, tokens = started_match(ledger)
             acknowledged: list[str] = []
             results[match_id] = acknowledged
             for move in range(2_000):

@@ -11,13 +11,7 @@ from fairdeal.ledger.keys import load_or_create_server_key
 from fairdeal.ledger.service import Ledger
 from fairdeal.ledger.store import EventStore, open_engine
 
-
-def _start(ledger: Ledger) -> tuple[str, list[str]]:
-    created = ledger.create_match("arcomage", {}, turn_limit_ms=None)
-    tokens = [seat["token"] for seat in created["seats"]]
-    for token in tokens:
-        ledger.add_seed(created["id"], token, None)
-    return created["id"], tokens
+from .conftest import started_match
 
 
 def _move(ledger: Ledger, match_id: str, tokens: list[str]) -> dict[str, Any]:
@@ -45,7 +39,7 @@ def _counting_reads(store: EventStore) -> list[int]:
 def test_a_view_shows_at_once_a_move_another_worker_made(engine: Engine, tmp_path) -> None:
     key = load_or_create_server_key(tmp_path)
     first, second = Ledger(EventStore(engine), key), Ledger(EventStore(engine), key)
-    match_id, tokens = _start(first)
+    match_id, tokens = started_match(first)
     before = second.seat_view(match_id, tokens[0])["next_seq"]  # cached in the second worker
     played = _move(first, match_id, tokens)
     assert played["view"]["next_seq"] == before + 1
@@ -60,7 +54,7 @@ def test_another_process_on_the_same_file_is_seen_too(tmp_path) -> None:
     engines = [open_engine(url), open_engine(url)]
     try:
         first, second = (Ledger(EventStore(engine), key) for engine in engines)
-        match_id, tokens = _start(first)
+        match_id, tokens = started_match(first)
         for _ in range(3):
             seen = second.seat_view(match_id, tokens[0])["next_seq"]
             _move(first, match_id, tokens)
@@ -77,7 +71,7 @@ def test_no_read_while_only_this_store_wrote(tmp_path) -> None:
     try:
         key = load_or_create_server_key(tmp_path)
         ledger = Ledger(EventStore(engine), key)
-        match_id, tokens = _start(ledger)
+        match_id, tokens = started_match(ledger)
         ledger.seat_view(match_id, tokens[0])
         reads = _counting_reads(ledger.store)
         for _ in range(4):
@@ -100,7 +94,7 @@ def test_outside_writes_counts_other_connections_only(engine: Engine, tmp_path) 
     if engine.dialect.name != "sqlite":
         assert count is None, "a backend that cannot tell must make every view read"
         return
-    match_id, tokens = _start(mine)
+    match_id, tokens = started_match(mine)
     _move(mine, match_id, tokens)
     assert mine.store.outside_writes() == count
     theirs.create_match("arcomage", {}, turn_limit_ms=None)
