@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from typing import Any
 
 from .bundle import Bundle, InvalidBundle, parse_json
@@ -49,20 +48,24 @@ class Receipt:
     key: str
     sig: str
 
+    #: the answer of signature_valid, once asked (not a field of the receipt)
+    _valid: bool | None = field(default=None, compare=False, repr=False)
+
     def signature_valid(self) -> bool:
         """The signature is the named key's over this receipt's fields (checked once per
         receipt: a player's client checks each on arrival and all of them again against the
-        sealed bundle)."""
-        return self._signature_ok
-
-    @cached_property
-    def _signature_ok(self) -> bool:
-        try:
-            public = parse_public_key(self.key)
-        except InvalidKey:
-            return False
-        message = receipt_message(self.match_id, self.seq, self.event, self.ts)
-        return verify_signature(public, bytes.fromhex(self.sig), message)
+        sealed bundle). Kept in a field rather than a functools.cached_property, whose lock
+        (Python 3.11) is one for every receipt: the bots' sixteen threads queued on it."""
+        if self._valid is None:
+            try:
+                public = parse_public_key(self.key)
+            except InvalidKey:
+                valid = False
+            else:
+                message = receipt_message(self.match_id, self.seq, self.event, self.ts)
+                valid = verify_signature(public, bytes.fromhex(self.sig), message)
+            object.__setattr__(self, "_valid", valid)  # frozen: set once, here only
+        return bool(self._valid)
 
     def to_json(self) -> dict[str, Any]:
         return {"match_id": self.match_id, "seq": self.seq, "event": self.event,
