@@ -21,7 +21,6 @@ import os
 import random
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -31,7 +30,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, text
+from benchlib import drop_pg_schema, free_port, run_threads
 
 from fairdeal.ledger import store
 from fairdeal.ledger.client import ApiClient, play_matches
@@ -53,10 +52,7 @@ def _ledger(backend: str, folder: Path, pg_url: str | None) -> tuple[Ledger, Any
 
     def drop() -> None:
         engine.dispose()
-        admin = create_engine(pg_url)
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-        admin.dispose()
+        drop_pg_schema(pg_url, schema)
 
     return Ledger(EventStore(engine), key), drop
 
@@ -100,12 +96,7 @@ def bench_in_process(backend: str, matches: int, moves: int,
         threads = [threading.Thread(target=_play_in_process,
                                     args=(ledger, per_thread, random.Random(n), spent[n]))
                    for n in range(matches)]
-        wall = time.perf_counter()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        wall = time.perf_counter() - wall
+        wall = run_threads(threads)
         total = sum(len(times) for times in spent)
         # moves per second of time spent inside play (summed over threads), and per wall-clock
         # second with the two views each move needs included
@@ -139,12 +130,7 @@ def bench_eventsourcing(moves: int, writers: int = 1) -> float | None:
                                                     topic="fairdeal:move", state=state)])
 
         threads = [threading.Thread(target=write) for _ in range(writers)]
-        start = time.perf_counter()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        return per_writer * writers / (time.perf_counter() - start)
+        return per_writer * writers / run_threads(threads)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -169,12 +155,7 @@ def bench_store_append(moves: int, writers: int) -> float:
                                     {"next_seq": seq + 1})
 
         threads = [threading.Thread(target=write, args=(match_id,)) for match_id in ids]
-        start = time.perf_counter()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        return per_writer * writers / (time.perf_counter() - start)
+        return per_writer * writers / run_threads(threads)
     finally:
         close()
         shutil.rmtree(folder, ignore_errors=True)
@@ -212,11 +193,6 @@ def durability(moves: int, rounds: int) -> list[tuple[str, str, str, str]]:
     return rows
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
 
 def bench_api(backend: str, matches: int, moves: int, pg_url: str | None,
               workers: int, threads: int = 2) -> tuple[float, float]:
@@ -235,7 +211,7 @@ def bench_api(backend: str, matches: int, moves: int, pg_url: str | None,
         env["FAIRDEAL_DATABASE_URL"] = pg_url + ("&" if "?" in pg_url else "?") + \
             f"options=-csearch_path%3D{schema}"
     load_or_create_server_key(folder)
-    port = _free_port()
+    port = free_port()
     gunicorn = str(Path(sys.executable).parent / "gunicorn")
     log_path = Path(tempfile.mkdtemp(prefix="fairdeal-gunicorn-")) / "gunicorn.log"
     with log_path.open("wb") as log:
@@ -267,10 +243,7 @@ def bench_api(backend: str, matches: int, moves: int, pg_url: str | None,
         process.terminate()
         process.wait(timeout=10)
         if schema is not None and pg_url is not None:
-            admin = create_engine(pg_url)
-            with admin.begin() as conn:
-                conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-            admin.dispose()
+            drop_pg_schema(pg_url, schema)
         shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -21,14 +21,13 @@ import re
 import resource
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, text
+from benchlib import drop_pg_schema, free_port
 
 from fairdeal.ledger.client import ApiClient
 from fairdeal.ledger.keys import load_or_create_server_key
@@ -40,11 +39,6 @@ BIN = Path(sys.executable).parent
 _STATS = re.compile(r"(\d+) matches, (\d+) moves in ([\d.]+) s: (\d+) moves/s \((\d+) conflicts\)"
                     r"; move latency p50 ([\d.]+) ms, p99 ([\d.]+) ms")
 
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def server_command(server: str, port: int, workers: int, threads: int) -> list[str]:
@@ -117,7 +111,7 @@ def run(backend: str, seconds: float, concurrency: int, workers: int, threads: i
         url = pg_url + ("&" if "?" in pg_url else "?") + f"options=-csearch_path%3D{schema}"
         env["FAIRDEAL_DATABASE_URL"] = url
     key = load_or_create_server_key(folder)
-    port = _free_port()
+    port = free_port()
     log = (folder / "server.log").open("wb")
     server = subprocess.Popen(server_command(server_name, port, workers, threads), env=env,
                               stdout=log, stderr=log)
@@ -175,10 +169,7 @@ def run(backend: str, seconds: float, concurrency: int, workers: int, threads: i
     finally:
         engine.dispose()
         if schema is not None and pg_url is not None:
-            admin = create_engine(pg_url)
-            with admin.begin() as conn:
-                conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-            admin.dispose()
+            drop_pg_schema(pg_url, schema)
         shutil.rmtree(folder, ignore_errors=True)
     result.update(verified=verified, failed=failed)
     return result

@@ -25,7 +25,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, insert, text
+from benchlib import drop_pg_schema
+from sqlalchemy import Engine, insert, text
 
 from fairdeal.ledger.store import open_engine
 from fairdeal.ledger.tlog import LOG_TABLES, TransparencyLog, append_leaf
@@ -165,10 +166,7 @@ def main() -> None:
             run("postgresql", engine, args.leaves, args.appends)
         finally:
             engine.dispose()
-            admin = create_engine(args.postgres)
-            with admin.begin() as conn:
-                conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-            admin.dispose()
+            drop_pg_schema(args.postgres, schema)
 
 
 if __name__ == "__main__":
