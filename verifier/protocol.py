@@ -61,7 +61,7 @@ PLAY_TYPES = ("move", "timeout", "resign")
 #: fairdeal/2: the events a seat with a registered key signs itself
 SEAT_SIGNED_TYPES = ("seed_commit", "client_seed", "seed_reveal", "move", "resign")
 #: SHA-256 already fed the event tag: every event hash continues a copy of it
-EVENT_HASH_PREFIX = hashlib.sha256(tag_prefix(Tag.EVENT))
+_EVENT_HASH = hashlib.sha256(tag_prefix(Tag.EVENT))
 
 
 def event_hash(event: Mapping[str, Any], *, checked: bool = True) -> str:
@@ -70,7 +70,7 @@ def event_hash(event: Mapping[str, Any], *, checked: bool = True) -> str:
     ``checked=False`` skips the canonical-JSON check for events already parsed by
     bundle.parse_json (which admits no float): the verifier's chain check is a hot path."""
     encode = canonical_bytes if checked else canonical_bytes_trusted
-    digest = EVENT_HASH_PREFIX.copy()
+    digest = _EVENT_HASH.copy()
     digest.update(encode(event))
     return digest.hexdigest()
 

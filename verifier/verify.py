@@ -11,10 +11,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .bundle import Bundle, InvalidBundle
-from .canonical import canonical_bytes_trusted
 from .keys import InvalidKey, key_id, parse_public_key, verify_signature
 from .logcheck import check_log
-from .protocol import EVENT_HASH_PREFIX, ZERO_HASH, commitment, head_message
+from .protocol import ZERO_HASH, commitment, event_hash, head_message
 from .receipts import Receipt, check_receipts
 from .replay import MatchReplayer
 from .report import Report, VerificationError
@@ -26,7 +25,6 @@ def chain_hashes(events: list[dict[str, Any]]) -> list[str]:
     """Check seq and prev links; return every event's hash. Raises VerificationError("chain")."""
     hashes = []
     prev = ZERO_HASH
-    event_prefix, encode = EVENT_HASH_PREFIX, canonical_bytes_trusted
     for index, event in enumerate(events):
         if event["seq"] != index:
             what = ("an event before it was removed, or the events were reordered"
@@ -41,10 +39,7 @@ def chain_hashes(events: list[dict[str, Any]]) -> list[str]:
                 f"{event['prev'][:16]}… as its predecessor, but event {index - 1} hashes to "
                 f"{prev[:16]}… (event {index - 1} was altered after it was recorded, or "
                 "events were moved)", index)
-        # event_hash(event, checked=False), inlined: this runs for every event of every match
-        digest = event_prefix.copy()
-        digest.update(encode(event))
-        prev = digest.hexdigest()
+        prev = event_hash(event, checked=False)
         hashes.append(prev)
     return hashes
 
