@@ -25,10 +25,11 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from sqlalchemy import Boolean, Column, Float, MetaData, String, Table, create_engine, event, text
+from sqlalchemy import Boolean, Column, Float, MetaData, String, Table, text
 from sqlalchemy.engine import Engine
+
+from .store import open_engine
 
 __all__ = ["RATE_BUCKETS", "SharedBuckets", "buckets_engine"]
 
@@ -68,15 +69,6 @@ _REFILL = {
 }
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA busy_timeout=30000")
-    # a bucket lost to a power cut only forgives a client a few requests
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.close()
-
-
 def buckets_engine(ledger_engine: Engine) -> Engine:
     """Where the buckets of the ledger on ``ledger_engine`` live (see the module's text): the
     same engine on PostgreSQL; on SQLite an engine on ``<ledger>-ratelimits.db`` beside it."""
@@ -87,11 +79,9 @@ def buckets_engine(ledger_engine: Engine) -> Engine:
         raise ValueError("the ledger's SQLite database has no file")
     ledger_file = Path(database)
     path = ledger_file.with_name(f"{ledger_file.stem}-ratelimits.db")
-    engine = create_engine(f"sqlite:///{path}",
-                           connect_args={"check_same_thread": False, "timeout": 30},
-                           hide_parameters=True)
-    event.listen(engine, "connect", _sqlite_pragmas)
-    return engine
+    # the ledger's own engine settings (WAL, the busy timeout, its synchronous level), without
+    # the ledger's tables
+    return open_engine(f"sqlite:///{path}", create=False)
 
 
 class SharedBuckets:
