@@ -1,14 +1,30 @@
-"""What every game's tests share: replaying a golden game-level fixture."""
+"""What every game's tests share: replaying a golden game-level fixture, and the states of a
+random bot game."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from fairdeal.games import Game
+from fairdeal.games import Game, SimpleRng, get_bots, get_game
 from fairdeal.verifier.rng import RandomStream
+
+
+def random_play_states(name: str, count: int, seed: str) -> list[Any]:
+    """Up to ``count`` states of a game of ``name`` between random bots (``seed`` picks their
+    moves), from its default set-up: the deal first."""
+    game = get_game(name)
+    bots = get_bots(name)
+    source = random.Random(seed)
+    state = game.setup(game.default_params(), RandomStream(bytes(32), "setup"))
+    states = [state]
+    while game.result(state) is None and len(states) < count:
+        state = game.apply(state, bots["random"].choose(state, source), SimpleRng(source))
+        states.append(state)
+    return states
 
 
 def replay_golden(game: Game, fixture: dict[str, Any]) -> Any:

@@ -7,30 +7,22 @@ from __future__ import annotations
 
 import dataclasses
 import html
-import random
 import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
 
-from fairdeal.games import GAME_NAMES, SimpleRng, get_bots, get_game
+from fairdeal.games import GAME_NAMES, get_game
 from fairdeal.games.svgtext import AVERAGE_ADVANCE
-from fairdeal.verifier.rng import RandomStream
+
+from .conftest import random_play_states
 
 SVG = "{http://www.w3.org/2000/svg}"
 
 
 def _states(name: str, count: int = 60) -> list[Any]:
-    game = get_game(name)
-    bots = get_bots(name)
-    source = random.Random(f"fit-{name}")
-    state = game.setup(game.default_params(), RandomStream(bytes(32), "setup"))
-    states = [state]
-    while game.result(state) is None and len(states) < count:
-        state = game.apply(state, bots["random"].choose(state, source), SimpleRng(source))
-        states.append(state)
-    return states
+    return random_play_states(name, count, seed=f"fit-{name}")
 
 
 def _lines(text: ET.Element) -> list[tuple[float, str, float, str]]:

@@ -4,25 +4,17 @@
 from __future__ import annotations
 
 import copy
-import random
 from typing import Any
 
 import pytest
 
-from fairdeal.games import SimpleRng, get_bots, get_game
-from fairdeal.verifier.rng import RandomStream
+from fairdeal.games import get_game
+
+from .conftest import random_play_states
 
 
 def _states(name: str, count: int = 25) -> list[Any]:
-    game = get_game(name)
-    bots = get_bots(name)
-    source = random.Random(name)
-    state = game.setup(game.default_params(), RandomStream(bytes(32), "setup"))
-    states = [state]
-    while game.result(state) is None and len(states) < count:
-        state = game.apply(state, bots["random"].choose(state, source), SimpleRng(source))
-        states.append(state)
-    return states
+    return random_play_states(name, count, seed=name)
 
 
 def _scramble_arcomage(data: dict[str, Any], hidden_from: int | None) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,18 @@ def test_randbelow_and_shuffle_match_vectors(case: dict) -> None:
     assert [sub.randbelow(102) for _ in range(6)] == case["substream_randbelow_102"]
 
 
+def _reference_below(raw: Iterator[int]) -> Callable[[int], int]:
+    """randbelow as the SPEC words it, over the raw 64-bit integers ``raw``: reject x at or past
+    the largest multiple of n under 2^64, else x mod n."""
+    def below(n: int) -> int:
+        limit = 2**64 - (2**64 % n)
+        while True:
+            x = next(raw)
+            if x < limit:
+                return x % n
+    return below
+
+
 def test_rejection_sampling_redraws_values_past_the_limit() -> None:
     # n = 2^63 + 1: the limit is 2^64 - (2^64 mod n) = n, so about half of all draws are
     # rejected; an implementation that takes x mod n without redrawing disagrees
@@ -70,12 +83,7 @@ def test_independent_implementation_of_fisher_yates() -> None:
     key = hashlib.sha256(b"fy").digest()
     raw = iter(independent_u64(key, "deck", 400))
 
-    def below(n: int) -> int:
-        limit = 2**64 - (2**64 % n)
-        while True:
-            x = next(raw)
-            if x < limit:
-                return x % n
+    below = _reference_below(raw)
 
     expected = list(range(102))
     for i in range(101, 0, -1):
@@ -95,12 +103,7 @@ def test_draws_around_a_shuffle_follow_the_stream(key: bytes, before: int, size:
     # precomputed limits included)
     raw = iter(independent_u64(key, "deck", 8 + size + 2 * (before + after)))
 
-    def below(n: int) -> int:
-        limit = 2**64 - (2**64 % n)
-        while True:
-            x = next(raw)
-            if x < limit:
-                return x % n
+    below = _reference_below(raw)
 
     first = [below(6) for _ in range(before)]
     expected = list(range(size))
