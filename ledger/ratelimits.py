@@ -28,8 +28,9 @@ from pathlib import Path
 
 from sqlalchemy import Boolean, Column, Float, MetaData, String, Table, text
 from sqlalchemy.engine import Engine
+from sqlalchemy.schema import CreateTable
 
-from .store import open_engine
+from .store import SCHEMA_LOCK, open_engine
 
 __all__ = ["RATE_BUCKETS", "SharedBuckets", "buckets_engine"]
 
@@ -99,7 +100,13 @@ class SharedBuckets:
         self._take = text(_TAKE.format(refill=refill))
         self._takes = 0
         self._lock = threading.Lock()
-        _METADATA.create_all(self.engine, tables=[RATE_BUCKETS])
+        # every worker of a server makes one of these as it starts, often at the same moment:
+        # "create unless there" must be one statement (SQLite) or taken in turns (PostgreSQL),
+        # not a look followed by a CREATE another worker may win
+        with self.engine.begin() as conn:
+            if self.engine.dialect.name == "postgresql":
+                conn.execute(text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": SCHEMA_LOCK})
+            conn.execute(CreateTable(RATE_BUCKETS, if_not_exists=True))
 
     def take(self, kind: str, client: str, count: int, seconds: float,
              longest_s: float | None = None) -> float | None:

@@ -62,6 +62,9 @@ __all__ = [
 DB_FILE = "ledger.db"
 #: NORMAL survives a killed process; FULL also a power cut, at one fsync per append
 SQLITE_SYNCHRONOUS = os.environ.get("FAIRDEAL_SQLITE_SYNCHRONOUS", "NORMAL").upper()
+#: the PostgreSQL advisory lock under which a process creates tables: workers starting at once
+#: take turns, the first creates, the others find the tables there
+SCHEMA_LOCK = 7365840212
 #: a listing offset past this names no row of any table (and an SQL integer overflows soon after)
 MAX_OFFSET = 2**62
 if SQLITE_SYNCHRONOUS not in ("NORMAL", "FULL", "EXTRA"):
@@ -169,7 +172,7 @@ def _create_schema(engine: Engine, pg_schema: str | None) -> None:
     if engine.dialect.name == "postgresql":
         # several workers may start at once: one creates, the others wait and find it done
         with engine.begin() as conn:
-            conn.execute(text("SELECT pg_advisory_xact_lock(7365840212)"))
+            conn.execute(text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": SCHEMA_LOCK})
             if pg_schema is not None:
                 conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{pg_schema}"'))
             SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS, *LOG_TABLES])

@@ -129,3 +129,32 @@ def test_on_sqlite_a_take_writes_nothing_to_the_ledger_s_file(tmp_path: Path) ->
         assert "rate_buckets" not in tables.scalars().all()
     assert (tmp_path / "ledger-ratelimits.db").exists()
     engine.dispose()
+
+
+def test_workers_starting_at_once_all_find_the_table(engine: Engine, twin: Engine) -> None:
+    # a server's workers each make their buckets as they start, at the same moment: none may
+    # fail because another created the table between its look and its CREATE
+    url = twin.url.render_as_string(hide_password=False)
+    schema = None
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as conn:
+            schema = conn.execute(text("SHOW search_path")).scalar_one().strip('"')
+    engines = [open_engine(url, pg_schema=schema, create=False) for _ in range(8)]
+    start = threading.Barrier(len(engines))
+    failures: list[BaseException] = []
+
+    def make(other: Engine) -> None:
+        start.wait()
+        try:
+            SharedBuckets(other, Clock()).take("create", "a", 100, 60.0)
+        except BaseException as e:  # noqa: BLE001  collected for the assertion below
+            failures.append(e)
+
+    threads = [threading.Thread(target=make, args=(other,)) for other in engines]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for other in engines:
+        other.dispose()
+    assert failures == []
