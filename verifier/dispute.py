@@ -12,7 +12,7 @@ Pure: bytes in, JSON-ready data out (it runs wherever the verifier runs).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from .bundle import Bundle, InvalidBundle
@@ -22,7 +22,7 @@ from .replay import MatchReplayer, Step, replay_steps
 from .report import Report, VerificationError
 from .verify import verify_bundle
 
-__all__ = ["DisputeError", "V1_INFLUENCE", "deal_influence", "dispute_report"]
+__all__ = ["DisputeError", "V1_INFLUENCE", "deal_influence", "dispute_report", "verdict_words"]
 
 #: what a version 1 report says when the verifier gave no deal-influence line
 V1_INFLUENCE = ("version 1 bundle, client seeds unsigned: the server could have chosen this "
@@ -88,32 +88,108 @@ def _troop_text(game: Any, action: Any) -> str:
     return f" — {kind.name}: {kind.effect}" if kind is not None else ""
 
 
-def _signers(report: Report, replayer: MatchReplayer, event: Mapping[str, Any] | None,
-             seat_keys: Mapping[str, str]) -> dict[str, Any]:
-    server = {"key_id": report.facts.get("key_id"),
-              "pinned": bool(report.facts.get("key_pinned")),
-              "what": "the server signed the final event, sealing every event including this one"}
+def _check_status(report: Report, name: str) -> str:
+    """``pass``, ``fail``, ``not-checked`` or ``skipped`` for the named check."""
+    for check in report.checks:
+        if check.name == name:
+            return check.status
+    return "not-checked"
+
+
+def _server_signer(report: Report, bundle: Bundle,
+                   server_keys: Collection[str] | None) -> dict[str, Any]:
+    """What the report may say about the server's signature: only what the verification
+    checked. ``this_server`` is None where no server's own keys were given (the CLI)."""
+    status = _check_status(report, "signature")
+    failure = report.failure
+    if status == "pass":
+        kid = report.facts.get("key_id")
+        pinned = bool(report.facts.get("key_pinned"))
+        this_server = None if server_keys is None else bundle.server_key in server_keys
+        if this_server is False and not pinned:
+            what = (f"signed by another server · key {kid}: every check passes under that key, "
+                    "which is not this server's, and anyone can seal a history under a key of "
+                    "their own")
+        elif this_server:
+            what = ("this server signed the final event, sealing every event including this "
+                    "one")
+        else:
+            what = ("signed the final event, sealing every event including this one"
+                    + ("" if pinned else "; pass --trusted-key to check the key is the "
+                       "server's"))
+        return {"checked": True, "key_id": kid, "pinned": pinned, "this_server": this_server,
+                "what": what}
+    if status == "fail" and failure is not None:
+        what = f"the server's signature does not verify: {failure.reason}"
+    else:
+        where = "" if failure is None or failure.seq is None else f" (event {failure.seq})"
+        stopped = failure.check if failure is not None else "an earlier"
+        what = (f"the server's signature was not checked: verification stopped at the "
+                f"{stopped} check{where}, before it")
+    return {"checked": False, "key_id": None, "pinned": False, "this_server": None,
+            "what": what}
+
+
+def _signers(report: Report, bundle: Bundle, replayer: MatchReplayer,
+             event: Mapping[str, Any] | None, seat_keys: Mapping[str, str],
+             server_keys: Collection[str] | None) -> dict[str, Any]:
+    server = _server_signer(report, bundle, server_keys)
     player: dict[str, Any] | None = None
     if event is not None and "seat" in event and event["seat"] < replayer.seats:
         seat = event["seat"]
         name = replayer.game.seat_names[seat]
         key = replayer.seat_keys[seat]
         pinned_labels = {label.strip().lower() for label in seat_keys}
+        signatures = _check_status(report, "seat-signatures")
         player = {
             "seat": name, "player": replayer.genesis["seats"][seat]["name"],
             "key_id": key_id(key) if key is not None else None,
             "signed": "sig" in event,
-            "pinned": key is not None and (name.lower() in pinned_labels
-                                           or str(seat) in pinned_labels),
+            # only what the verification confirmed: a key is "pinned" once the pin was checked
+            "pinned": signatures == "pass" and key is not None and (
+                name.lower() in pinned_labels or str(seat) in pinned_labels),
+            "checked": signatures == "pass",
         }
         if event["type"] == "timeout":
             player["what"] = "a timeout is written by the server, never by the player"
         elif key is None:
             player["what"] = "this seat registered no key: its moves are the server's word"
+        elif "sig" not in event:
+            player["what"] = "not signed although the seat registered a key"
+        elif signatures == "pass":
+            player["what"] = "signed by the seat's registered key (the signature verifies)"
+        elif signatures == "fail":
+            player["what"] = ("carries a signature, but the seat-signatures check failed: see "
+                              "the verification below")
         else:
-            player["what"] = ("signed by the seat's registered key" if "sig" in event else
-                              "not signed although the seat registered a key")
+            player["what"] = ("carries a signature that was not checked: verification stopped "
+                              "before the seat-signatures check")
     return {"server": server, "player": player}
+
+
+def verdict_words(report: Mapping[str, Any]) -> str:
+    """The dispute report's one-line verdict, saying only what was checked: which checks
+    passed, which were skipped for want of input, and whose key sealed the match."""
+    verification = report["verification"]
+    if not verification["ok"]:
+        failure = verification["failure"] or {}
+        where = f" at event {failure['seq']}" if failure.get("seq") is not None else ""
+        return (f"The match does NOT verify: the {failure.get('check')} check failed{where}: "
+                f"{failure.get('reason')}")
+    passed = [c["name"] for c in verification["checks"] if c["status"] == "pass"]
+    skipped = [f"{c['name']} ({c['detail']})" for c in verification["checks"]
+               if c["status"] == "skipped"]
+    total = len(verification["checks"])
+    if skipped:
+        words = (f"{len(passed)} of {total} checks passed; the other {len(skipped)} did not "
+                 "run, for want of input: " + "; ".join(skipped))
+    else:
+        words = f"The whole match verifies: all {total} checks passed"
+    server = report["signers"]["server"]
+    if server["this_server"] is False and not server["pinned"]:
+        words += (f". Signed by another server · key {server['key_id']}: this proves the file "
+                  "is consistent under that key, not that this server recorded the match")
+    return words + "."
 
 
 def _timing(replayer: MatchReplayer, events: list[dict[str, Any]],
@@ -158,8 +234,14 @@ def _divergence(report: Report, events: list[dict[str, Any]], steps: list[Step],
 
 
 def dispute_report(data: bytes | str, step: int, *, trusted_key: str | None = None,
-                   seat_keys: Mapping[str, str] | None = None) -> dict[str, Any]:
+                   seat_keys: Mapping[str, str] | None = None,
+                   server_keys: Collection[str] | None = None) -> dict[str, Any]:
     """Everything about step ``step`` (0 is the deal, N the N-th play) of the bundle ``data``.
+
+    ``server_keys`` are the public keys of the server showing the report (the viewer's own):
+    a match sealed under any other key is then said to be "signed by another server", as on
+    every other page. The report says only what the verification checked: a signature that
+    was never reached is "not checked", never vouched for.
 
     Raises DisputeError for a file that is no bundle or a step the match does not have."""
     try:
@@ -198,7 +280,7 @@ def dispute_report(data: bytes | str, step: int, *, trusted_key: str | None = No
         "verification": report.to_json(),
         "divergence": _divergence(report, events, steps, replayer),
         "rule": _rule(game, before, event, seat_name),
-        "signers": _signers(report, replayer, event, seat_keys),
+        "signers": _signers(report, bundle, replayer, event, seat_keys, server_keys),
         "timing": _timing(replayer, events, event),
         "deal_influence": deal_influence(report, genesis),
         "before": _views(game, before),

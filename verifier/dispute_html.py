@@ -7,6 +7,8 @@ import json
 from html import escape
 from typing import Any
 
+from .dispute import verdict_words
+
 __all__ = ["dispute_html"]
 
 _STYLE = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:1.5em auto;padding:0 1em;
@@ -34,9 +36,12 @@ def _checks(verification: dict[str, Any]) -> str:
 
 def _signers(signers: dict[str, Any]) -> str:
     server = signers["server"]
-    lines = [f"<li>Server: key <code>{escape(str(server['key_id']))}</code>, "
-             f"{'pinned (--trusted-key)' if server['pinned'] else 'not pinned'}: "
-             f"{escape(server['what'])}.</li>"]
+    if server["checked"]:
+        pin = "pinned (--trusted-key)" if server["pinned"] else "not pinned"
+        lines = [f"<li>Server: key <code>{escape(str(server['key_id']))}</code>, {pin}: "
+                 f"{escape(server['what'])}.</li>"]
+    else:
+        lines = [f"<li>Server: {escape(server['what'])}.</li>"]
     player = signers["player"]
     if player is not None:
         key = player["key_id"]
@@ -90,9 +95,7 @@ def dispute_html(report: dict[str, Any]) -> str:
         f"protocol {escape(str(report['protocol']))}; {escape(seats)}. Step {step} of "
         f"{report['last_step']} (event {report['seq']}).</p>",
         f'<p class="verdict {"ok" if ok else "bad"}">'
-        + ("The whole match verifies: every check passed." if ok else
-           f"The match does NOT verify: {escape(str(verification['failure']['reason']))}")
-        + "</p>",
+        + escape(verdict_words(report)) + "</p>",
     ]
     influence = report["deal_influence"]
     if influence is not None:

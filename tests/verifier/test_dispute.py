@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,54 @@ def test_a_toy_battle_placement_quotes_the_troops_text() -> None:
             assert TROOP_BY_ID[action["troop"]].effect in report["rule"]
             return
     raise AssertionError("no placement in the first steps")
+
+
+def test_a_signature_never_reached_is_not_vouched_for() -> None:
+    """Issue 18, break 7: a bundle whose chain fails first said "Server: key None … the server
+    signed the final event" though the signature was never checked."""
+    from fairdeal.verifier.dispute_html import dispute_html
+
+    data = (HONEST.parent / "tampered" / "edited-move.json").read_bytes()
+    report = dispute_report(data, 1)
+    server = report["signers"]["server"]
+    assert server["checked"] is False and server["key_id"] is None
+    assert server["what"].startswith("the server's signature was not checked: verification "
+                                     "stopped at the chain check (event 8)")
+    page = dispute_html(report)
+    assert "key None" not in page and "None" not in page.split("<h2>Timing")[0]
+    assert "the server signed the final event" not in page
+    assert "The match does NOT verify: the chain check failed at event 8" in page
+
+
+def test_a_failed_signature_is_said_to_fail() -> None:
+    data = (HONEST.parent / "tampered" / "changed-signature.json").read_bytes()
+    server = dispute_report(data, 1)["signers"]["server"]
+    assert server["checked"] is False
+    assert server["what"].startswith("the server's signature does not verify")
+
+
+def test_the_verdict_names_the_checks_that_did_not_run() -> None:
+    from fairdeal.verifier.dispute import verdict_words
+
+    data = (HONEST / "toybattle-signed-moves.json").read_bytes()
+    report = dispute_report(data, 2)
+    words = verdict_words(report)
+    assert words.startswith("12 of 14 checks passed; the other 2 did not run, for want of "
+                            "input: receipts")
+    assert "every check passed" not in words
+    # the CLI knows no server of its own: the key is named, its owner not claimed
+    server = report["signers"]["server"]
+    assert server["this_server"] is None and server["checked"] is True
+    assert "pass --trusted-key" in server["what"]
+    pinned = dispute_report(data, 2, trusted_key=json.loads(data)["signature"]["key"])
+    assert pinned["signers"]["server"]["pinned"] is True
+    assert "pass --trusted-key" not in pinned["signers"]["server"]["what"]
+
+
+def test_a_seat_signature_not_checked_is_not_called_verified() -> None:
+    data = json.loads((HONEST / "toybattle-signed-moves.json").read_bytes())
+    # break the chain before step 2's move: the seat's signature is never reached
+    data["events"][1]["ts"] += 1
+    player = dispute_report(json.dumps(data), 2)["signers"]["player"]
+    assert player["checked"] is False and player["pinned"] is False
+    assert "not checked" in player["what"] or "registered no key" in player["what"]

@@ -23,7 +23,7 @@ from fairdeal.verifier.dispute import DisputeError, dispute_report
 from fairdeal.verifier.dispute_html import dispute_html
 
 from . import bp
-from .loading import load_stored, load_upload
+from .loading import ledger, load_stored, load_upload
 
 __all__ = ["AuditCache"]
 
@@ -157,7 +157,10 @@ def _dispute(match: Any) -> Any:
     if not step.isdigit():
         abort(404, description=f"step {step!r} is not a step number")
     try:
-        report = dispute_report(match.bundle_bytes, int(step))
+        # this server's own keys: a match sealed under another key is said to be "signed by
+        # another server" there too, as on every other page
+        report = dispute_report(match.bundle_bytes, int(step),
+                                server_keys=ledger().server_keys())
     except DisputeError as e:
         abort(404, description=str(e))
     return Response(dispute_html(report), mimetype="text/html")

@@ -158,3 +158,18 @@ def test_a_viewer_without_a_ledger_labels_and_filters_the_same(helpers: Any) -> 
     assert f"/m/{FORGED_ID}" in others and f"/m/{own_id}" not in others
     mine = client.get("/?signer=this").get_data(as_text=True)
     assert f"/m/{own_id}" in mine and f"/m/{FORGED_ID}" not in mine
+
+
+def test_the_dispute_report_of_a_match_sealed_by_another_key_says_so(
+        client: Any, posted: dict[str, Any]) -> None:
+    """Issue 18, break 7: the dispute page of an imported match sealed by another key said "The
+    whole match verifies: every check passed" and "the server signed the final event"."""
+    page = client.get(f"/m/{FORGED_ID}/dispute?step=1").get_data(as_text=True)
+    assert f"signed by another server · key {FORGED_KEY_ID}" in page
+    assert "not that this server recorded the match" in page
+    assert "every check passed" not in page and "The whole match verifies" not in page
+    assert "this server signed the final event" not in page
+    # this server's own match: its own words
+    ours = client.get(f"/m/{posted['ours']['id']}/dispute?step=1").get_data(as_text=True)
+    assert "this server signed the final event" in ours
+    assert "signed by another server" not in ours
