@@ -357,3 +357,31 @@ def test_a_seat_key_override_and_a_file_pin_are_reported_each_as_itself(
     assert refused.exit_code == 1, refused.output
     assert "  pins: seat A pinned by --seat-key; seat B pinned from the receipts file" \
         in refused.output
+
+
+def test_a_folder_is_checked_file_by_file_against_its_own_matchs_receipts(
+        tmp_path: Path, clock: Clock, ledger: Ledger) -> None:
+    """Several bundles and several receipts files: each bundle is checked against the files of
+    its own match; a bundle no file is for fails `receipts`, naming both ids."""
+    folder = tmp_path / "bundles"
+    folder.mkdir()
+    records = []
+    for number in range(3):
+        match = Match(ledger, clock)
+        match.seat_both_in_two_steps()
+        match.play_to_the_end()
+        (folder / f"m{number}.json").write_text(json.dumps(match.bundle()))
+        book = match.players[0].book
+        keys = [player.key.public_text for player in match.players if player.key is not None]
+        record = tmp_path / f"{match.id}.receipts.json"
+        record.write_text(json.dumps(book.to_json(match.id, keys)))
+        records.append((match.id, record))
+    given = [arg for _, record in records[:2] for arg in ("--receipts", str(record))]
+    result = fairdeal("verify", *given, str(folder))
+    assert result.exit_code == 1, result.output
+    assert result.output.count("OK: ") == 2
+    assert f"FAIL: {folder / 'm2.json'}" in result.output
+    assert f"the receipts are for match {records[0][0]}, but this bundle is match " \
+           f"{records[2][0]}" in result.output
+    every = [arg for _, record in records for arg in ("--receipts", str(record))]
+    assert fairdeal("verify", *every, str(folder)).exit_code == 0
