@@ -159,9 +159,8 @@ def parse_receipts_file(data: bytes | str) -> ReceiptsFile:
     except InvalidBundle as e:
         raise InvalidReceipts(f"receipts file: {e}") from None
     if isinstance(value, list):
-        items = value
         return ReceiptsFile(tuple(_receipt(item, f"receipts[{index}]")
-                                  for index, item in enumerate(items)))
+                                  for index, item in enumerate(value)))
     if not isinstance(value, dict):
         raise InvalidReceipts("receipts file: expected a list of receipts, or an object of "
                               f"format {RECEIPTS_FORMAT!r}")
