@@ -298,6 +298,8 @@ def _pins_and_receipts(path: str, data: bytes, option_pins: dict[str, str],
     is checked against the first of them and so fails ``receipts``, naming both ids — a
     receipts file never passes quietly for a bundle it is not about. The own files' seat keys
     are pinned, except for a seat ``--seat-key`` pins itself."""
+    if not files and not option_pins:  # nothing to resolve: no second parse of the bundle
+        return option_pins, {}, None, None
     try:
         bundle = Bundle.from_bytes(data)
     except InvalidBundle:  # verify_bytes says so, as a failure of `format`
