@@ -16,7 +16,13 @@ import click
 from fairdeal.games import GAME_NAMES, RulesError, get_bots, get_game, get_rules
 from fairdeal.verifier.bundle import MAX_BUNDLE_BYTES, Bundle, InvalidBundle
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
-from fairdeal.verifier.receipts import InvalidReceipts, Receipt, parse_receipts
+from fairdeal.verifier.receipts import (
+    InvalidReceipts,
+    Receipt,
+    ReceiptsFile,
+    parse_receipts_file,
+    receipt_pins,
+)
 from fairdeal.verifier.replay import replay_steps
 from fairdeal.verifier.report import VerificationError
 from fairdeal.verifier.verify import UnknownSeat, verify_bytes
@@ -213,11 +219,13 @@ def _read(path: str) -> bytes:
 @click.option("--trusted-key", default=None, metavar="ed25519:HEX",
               help="Pin the server key: fail unless the bundle is signed by it.")
 @click.option("--seat-key", "seat_keys", multiple=True, metavar="SEAT=ed25519:HEX",
-              help="Pin a player's signing key (SEAT is its name, e.g. A, or index).")
+              help="Pin a player's signing key (SEAT is its name, e.g. A, or index); it "
+                   "overrides the receipts file's key for that seat.")
 @click.option("--receipts", "receipt_files", multiple=True, metavar="FILE",
               type=click.Path(exists=True, dir_okay=False),
-              help="A player's receipts (as `fairdeal play --receipts` keeps them): every "
-                   "event the server signed for must be in the bundle, unchanged.")
+              help="A player's receipts (as `fairdeal play --receipts` keeps them): the bundle "
+                   "must be the file's match, every event the server signed for must be in it, "
+                   "unchanged, and the seat keys the file records are pinned.")
 @click.option("--checkpoint", "checkpoint_file", default=None,
               type=click.Path(exists=True, dir_okay=False),
               help="A log checkpoint you trust, or the state file of `fairdeal log monitor` "
@@ -243,10 +251,10 @@ def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: 
         except InvalidKey as e:
             raise click.BadParameter(str(e), param_hint="--seat-key") from None
         pinned_seats[seat.strip()] = key.strip()
-    receipts: list[Receipt] | None = None
+    receipts_files: list[ReceiptsFile] = []
     for receipt_file in receipt_files:
         try:
-            receipts = (receipts or []) + parse_receipts(_read(receipt_file))
+            receipts_files.append(parse_receipts_file(_read(receipt_file)))
         except InvalidReceipts as e:
             raise click.BadParameter(f"{receipt_file}: {e}", param_hint="--receipts") from None
     checkpoint = None
@@ -258,10 +266,14 @@ def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: 
     reports = []
     for path in bundle_paths(files, recursive):
         data = sys.stdin.buffer.read(MAX_BUNDLE_BYTES + 1) if path == "-" else _read(path)
+        pins, sources, receipts, receipts_for = _pins_and_receipts(path, data, pinned_seats,
+                                                                   receipts_files)
         try:
-            report = verify_bytes(data, trusted_key, pinned_seats, receipts, checkpoint)
+            report = verify_bytes(data, trusted_key, pins, receipts, checkpoint, receipts_for)
         except UnknownSeat as e:
             raise click.BadParameter(f"{path}: {e}", param_hint="--seat-key") from None
+        if sources:
+            report.facts["pin_sources"] = sources
         failures += not report.ok
         if as_json:
             reports.append({"file": path, **report.to_json()})
@@ -272,6 +284,53 @@ def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: 
         click.echo(json.dumps(reports if len(reports) > 1 else reports[0], indent=2,
                               ensure_ascii=False))
     sys.exit(1 if failures else 0)
+
+
+def _pins_and_receipts(path: str, data: bytes, option_pins: dict[str, str],
+                       files: list[ReceiptsFile],
+                       ) -> tuple[dict[str, str], dict[str, str], list[Receipt] | None,
+                                  str | None]:
+    """What one bundle is verified with: its seat pins, where each came from, the receipts
+    and the match id they are for.
+
+    A bundle is checked against the receipts files of its own match (and any bare list of
+    receipts, which names no match); when every file given is for another match, the bundle
+    is checked against the first of them and so fails ``receipts``, naming both ids — a
+    receipts file never passes quietly for a bundle it is not about. The own files' seat keys
+    are pinned, except for a seat ``--seat-key`` pins itself."""
+    if not files and not option_pins:  # nothing to resolve: no second parse of the bundle
+        return option_pins, {}, None, None
+    try:
+        bundle = Bundle.from_bytes(data)
+    except InvalidBundle:  # verify_bytes says so, as a failure of `format`
+        return option_pins, {}, None, None
+    match_id = bundle.match_id
+    try:
+        genesis = bundle.events[0]
+        seat_names = get_rules(genesis["game"], genesis["rules_version"]).seat_names
+    except RulesError:  # the `rules` check fails on it; pins are resolved by verify_bytes
+        return option_pins, {}, ([] if files else None), None
+    if not files:
+        return (option_pins, receipt_pins(seat_names, (), option_pins)[1], None, None)
+    own = [file for file in files if file.match_id == match_id]
+    bare = [file for file in files if file.match_id is None]
+    foreign = [file for file in files if file.match_id not in (None, match_id)]
+    receipts = [receipt for file in own + bare for receipt in file.receipts]
+    receipts_for = match_id if own else foreign[0].match_id if foreign and not bare else None
+    keys: list[str | None] = []
+    for file in own:
+        for seat, key in enumerate(file.seat_keys):
+            keys.extend([None] * (seat + 1 - len(keys)))
+            if key is not None and keys[seat] not in (None, key):
+                raise click.BadParameter(
+                    f"two receipts files of match {match_id} record different keys for seat "
+                    f"{seat}: {keys[seat]} and {key}", param_hint="--receipts")
+            keys[seat] = keys[seat] or key
+    try:
+        pins, sources = receipt_pins(seat_names, keys, option_pins)
+    except InvalidReceipts as e:
+        raise click.BadParameter(f"{path}: {e}", param_hint="--receipts") from None
+    return pins, sources, receipts, receipts_for
 
 
 @cli.command()

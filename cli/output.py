@@ -63,7 +63,10 @@ def report_lines(path: str, report: Report, verbose: bool) -> Iterator[str]:
     if report.ok:
         pinned = "" if facts.get("key_pinned") else "; server key not pinned"
         seats = facts.get("seat_keys_pinned") or []
-        if seats:
+        sources = facts.get("pin_sources") or {}
+        if seats and sources:
+            pinned += "; " + _pin_words(seats, sources)
+        elif seats:
             pinned += f"; seat key{'s' if len(seats) > 1 else ''} {', '.join(seats)} pinned"
         receipts = (facts.get("receipts") or {}).get("checked")
         if receipts:
@@ -76,12 +79,25 @@ def report_lines(path: str, report: Report, verbose: bool) -> Iterator[str]:
     influence = facts.get("deal_influence")
     if influence:
         yield f"  deal: {influence['text']}"
+    sources = facts.get("pin_sources") or {}
+    if sources and (verbose or not report.ok):
+        # where each pinned key came from: a re-keyed seat's failure names the pin it broke
+        yield "  pins: " + "; ".join(f"seat {seat} {source}" for seat, source in sources.items())
     if verbose or not report.ok:
         for check in report.checks:
             if verbose or check.status == "fail":
                 yield f"  [{_MARK[check.status]}] {check.name}: {check.title}"
                 if verbose and check.detail and check.status != "fail":
                     yield f"         {check.detail}"
+
+
+def _pin_words(seats: Sequence[str], sources: Mapping[str, str]) -> str:
+    """``seat keys A, B pinned from the receipts file`` or, with pins of two origins, ``seat
+    key A pinned by --seat-key, B pinned from the receipts file``."""
+    origins = {sources.get(seat, "pinned") for seat in seats}
+    if len(origins) == 1:
+        return f"seat key{'s' if len(seats) > 1 else ''} {', '.join(seats)} {origins.pop()}"
+    return "seat key " + ", ".join(f"{seat} {sources.get(seat, 'pinned')}" for seat in seats)
 
 
 def _result(report: Report) -> str:

@@ -185,6 +185,23 @@ class PlayProgress:
             self.bar.update(1)
 
 
+def _keep_receipts(folder: Path, item: dict[str, Any]) -> None:
+    """Write a match's receipts to FOLDER/<match id>.receipts.json — always inside FOLDER: the
+    id is the server's word, so it is checked again here (play_match checked it before using
+    it in any request) and the path it makes must be a file directly in the folder."""
+    from fairdeal.ledger.client import TamperDetected, checked_match_id
+
+    match_id = checked_match_id(item["id"])
+    path = folder / f"{match_id}.receipts.json"
+    if path.resolve().parent != folder.resolve():
+        raise TamperDetected(f"the match id {match_id!r} would put its receipts outside "
+                             f"{folder}")
+    try:
+        path.write_text(json.dumps(item["receipts"], indent=1) + "\n", encoding="utf-8")
+    except OSError as e:
+        raise click.FileError(str(path), hint=e.strerror or str(e)) from None
+
+
 def play_line(item: dict[str, Any], game: str, site: str) -> str | None:
     """The line ``play`` prints for one thing that happened (None: nothing to say)."""
     if "stats" in item:
@@ -316,8 +333,7 @@ def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
                                      pace=pace, server_key=trusted_key, moves=verbose,
                                      duration=duration):
                 if "result" in item and folder is not None:
-                    path = folder / f"{item['id']}.receipts.json"
-                    path.write_text(json.dumps(item["receipts"], indent=1) + "\n")
+                    _keep_receipts(folder, item)
                 bar.echo(play_line(item, game, site))
                 if "result" in item:
                     bar.advance()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import http.client
 import json
 import random
+import re
 import secrets
 import threading
 import time
@@ -31,12 +32,18 @@ from fairdeal.verifier.protocol import client_commitment, event_hash, seat_messa
 from fairdeal.verifier.receipts import RECEIPTS_FORMAT, InvalidReceipts, Receipt, parse_receipts
 from fairdeal.verifier.verify import verify_bytes
 
-__all__ = ["BOT_NAME", "ApiClient", "ApiError", "PlayStats", "ReceiptBook", "TamperDetected",
-           "play_match", "play_matches"]
+__all__ = ["BOT_NAME", "MATCH_ID", "ApiClient", "ApiError", "PlayStats", "ReceiptBook",
+           "TamperDetected", "checked_match_id", "play_match", "play_matches"]
 
 #: what the live bots call themselves (seat names "random bot 1", "random bot 2"): not the
 #: simulator's "<bot>-bot", so the viewer never labels a live match "simulated"
 BOT_NAME = "random bot"
+
+#: the match ids a fairdeal server hands out (``Ledger.create_match``: ``secrets.token_hex(8)``,
+#: sixteen lowercase hex digits). The client checks every id a server names against it before
+#: it puts the id in a URL path or a file name: a server is not trusted to say where a client
+#: writes ("../x", "/some/absolute/path")
+MATCH_ID = re.compile(r"[0-9a-f]{16}\Z")
 
 
 class ApiError(Exception):
@@ -144,6 +151,25 @@ class TamperDetected(Exception):
     """The server's answer contradicts what this client sent, or its own signed receipts."""
 
 
+def checked_match_id(value: Any) -> str:
+    """``value`` if it is a well-formed match id (MATCH_ID); TamperDetected otherwise."""
+    if not isinstance(value, str) or not MATCH_ID.match(value):
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+        raise TamperDetected(f"the server named the match {shown}, which is not a match id "
+                             "(16 hex digits): refused before using it in a request or a file "
+                             "name")
+    return value
+
+
+def _same_match(value: Any, match_id: str, what: str) -> None:
+    """TamperDetected unless the answer ``value`` (a view: ``{"id", …}``) names ``match_id``."""
+    named = value.get("id") if isinstance(value, dict) else None
+    if named != match_id:
+        shown = repr(named) if len(repr(named)) <= 80 else repr(named)[:77] + "..."
+        raise TamperDetected(f"the server answered the {what} of match {match_id} with "
+                             f"match {shown}")
+
+
 @dataclass
 class PlayStats:
     """What a run of bot matches did."""
@@ -176,11 +202,13 @@ class ReceiptBook:
     each checked on arrival against the event the client sent.
 
     ``check(answer, sent)`` refuses (TamperDetected) an answer whose stored event differs from
-    what was sent in any field the client chose, or whose receipt is not the server's signature
-    over that very event."""
+    what was sent in any field the client chose, whose receipt is not the server's signature
+    over that very event, or whose receipt (or view) is for another match than this book's
+    ``match_id`` (without one, the match of the first receipt: a book is one match's)."""
 
-    def __init__(self, server_key: str | None) -> None:
+    def __init__(self, server_key: str | None, match_id: str | None = None) -> None:
         self.server_key = server_key
+        self.match_id = match_id
         self.receipts: list[dict[str, Any]] = []
         #: the same receipts parsed, their signatures checked (the end-of-match verification
         #: takes these, and does not check a signature twice)
@@ -205,6 +233,14 @@ class ReceiptBook:
                                  f"key {self.server_key}")
         if not parsed.signature_valid():
             raise TamperDetected("the server's receipt does not carry a valid signature")
+        if self.match_id is None:
+            self.match_id = parsed.match_id
+        if parsed.match_id != self.match_id:
+            raise TamperDetected(f"the server's receipt for event {parsed.seq} is for match "
+                                 f"{parsed.match_id}, not for match {self.match_id}, the one "
+                                 "this client is playing")
+        if "view" in answer:
+            _same_match(answer["view"], self.match_id, f"write of event {parsed.seq}")
         if parsed.seq != event.get("seq") or parsed.event != event_hash(event):
             raise TamperDetected(f"the receipt names event {parsed.seq} with hash "
                                  f"{parsed.event[:16]}…, not the event the server answered")
@@ -253,13 +289,21 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
 
     if server_key is None:
         server_key = call("GET", "/keys")["keys"][0]["key"]
-    book = ReceiptBook(server_key)
     seat_count = len(get_game(game).seat_names)
     # the bots' names are the seats' names, so the viewer says who played
     names = [f"{BOT_NAME} {index + 1}" for index in range(seat_count)]
     created = call("POST", "/matches", {"game": game, "params": params or {},
                                         "turn_limit_ms": turn_limit_ms, "seats": names})
-    match_id = created["id"]
+    # the id goes into every URL path below and into the receipts file's name: checked first
+    match_id = checked_match_id(created["id"])
+    book = ReceiptBook(server_key, match_id)
+
+    def view_of(seat: int) -> dict[str, Any]:
+        """A seat's view, refused if the server answers with another match's."""
+        view: dict[str, Any] = call("GET", f"/matches/{match_id}", token=tokens[seat])
+        _same_match(view, match_id, "view")
+        return view
+
     if on_start is not None:
         on_start({"id": match_id, "seats": names})
     tokens = [seat["token"] for seat in created["seats"]]
@@ -280,7 +324,7 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
             except ApiError as e:
                 if e.status != 409 or not signed:
                     raise
-                latest.update(call("GET", f"/matches/{match_id}", token=tokens[seat]))
+                latest.update(view_of(seat))
                 continue
             book.check(answer, {"type": kind, "seat": seat, **sent,
                                 **({"sig": body["sig"]} if signed else {})})
@@ -296,7 +340,7 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
                                 "public_key": keys[seat].public_text})
             latest.update(answer["view"])
     if not latest:
-        latest.update(call("GET", f"/matches/{match_id}", token=tokens[0]))
+        latest.update(view_of(0))
     seeds: dict[int, str] = {}
     for seat in range(len(tokens)):
         if rng.random() < 0.2:
@@ -318,12 +362,12 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
         current = newest["current_seat"]
         if current is None:
             time.sleep(0.01)
-            views[0] = call("GET", f"/matches/{match_id}", token=tokens[0])
+            views[0] = view_of(0)
             continue
         view = views[current]
         if view["next_seq"] != newest["next_seq"] or not view["legal_actions"] \
                 or view["seat"] != current:
-            view = views[current] = call("GET", f"/matches/{match_id}", token=tokens[current])
+            view = views[current] = view_of(current)
             if not view["legal_actions"]:
                 continue
         action = rng.choice(view["legal_actions"])
@@ -347,7 +391,7 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
             if stats is not None:
                 with stats.lock:
                     stats.conflicts += 1
-            views[current] = call("GET", f"/matches/{match_id}", token=tokens[current])
+            views[current] = view_of(current)
             continue
         book.check(answer, sent)
         views[current] = answer["view"]
@@ -363,6 +407,7 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
                 stats.moves += 1
                 stats.latencies.append(took)
     summary = call("GET", f"/matches/{match_id}")
+    _same_match(summary, match_id, "summary")
     seat_keys = [key.public_text for key in keys]
     if verify:
         _verify_sealed(client, match_id, server_key, seat_keys, book)
@@ -378,12 +423,17 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
 def _verify_sealed(client: ApiClient, match_id: str, server_key: str, seat_keys: list[str],
                    book: ReceiptBook) -> None:
     """Fetch the sealed bundle and verify it as a player would: the server key and the seats'
-    own keys pinned, every receipt checked against it."""
+    own keys pinned, every receipt checked against it — and it must be this match's bundle."""
     status, data = client.raw("GET", f"/matches/{match_id}/bundle")
     if status != 200:
         raise TamperDetected(f"the server did not hand out the sealed bundle (HTTP {status})")
     pins = {str(seat): key for seat, key in enumerate(seat_keys)}
-    report = verify_bytes(data, trusted_key=server_key, seat_keys=pins, receipts=book.parsed)
+    report = verify_bytes(data, trusted_key=server_key, seat_keys=pins, receipts=book.parsed,
+                          receipts_for=match_id)
+    named = report.facts.get("match_id")
+    if named is not None and named != match_id:
+        raise TamperDetected(f"the server handed out the bundle of match {named} as the sealed "
+                             f"bundle of match {match_id}")
     if not report.ok:
         raise TamperDetected(f"the sealed bundle of match {match_id} does not verify: "
                              f"{report.failure}")

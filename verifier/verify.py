@@ -52,7 +52,7 @@ class UnknownSeat(ValueError):
 def verify_bytes(data: bytes | str, trusted_key: str | None = None,
                  seat_keys: Mapping[str, str] | None = None,
                  receipts: Sequence[Receipt] | None = None,
-                 checkpoint: str | None = None) -> Report:
+                 checkpoint: str | None = None, receipts_for: str | None = None) -> Report:
     """Parse and verify a bundle file's bytes. Never raises for bad input: see the report.
 
     ``seat_keys`` pins players' signing keys by seat name or index (``{"A": "ed25519:…"}``):
@@ -60,7 +60,9 @@ def verify_bytes(data: bytes | str, trusted_key: str | None = None,
     signed is provably the player's. ``receipts`` are a player's receipts
     (verifier.receipts.parse_receipts), checked against the bundle. ``checkpoint`` is a
     signed log checkpoint the user trusts: the bundle's log proofs must be against that very
-    tree. Raises UnknownSeat for a pin naming a seat the match does not have."""
+    tree. ``receipts_for`` is the match id the receipts file names (ReceiptsFile.match_id):
+    a bundle of another match fails ``receipts``, naming both ids. Raises UnknownSeat for a pin
+    naming a seat the match does not have."""
     report = Report()
     try:
         bundle = Bundle.from_bytes(data)
@@ -68,23 +70,26 @@ def verify_bytes(data: bytes | str, trusted_key: str | None = None,
         report.failed(VerificationError("format", str(e)))
         return report
     report.passed("format", f"{len(bundle.events)} events")
-    return verify_bundle(bundle, trusted_key, report, seat_keys, receipts, checkpoint)
+    return verify_bundle(bundle, trusted_key, report, seat_keys, receipts, checkpoint,
+                         receipts_for)
 
 
 def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
                   report: Report | None = None,
                   seat_keys: Mapping[str, str] | None = None,
                   receipts: Sequence[Receipt] | None = None,
-                  checkpoint: str | None = None) -> Report:
+                  checkpoint: str | None = None, receipts_for: str | None = None) -> Report:
     """Run every check on a parsed bundle and return the report."""
-    return verify_replayed(bundle, trusted_key, report, seat_keys, receipts, checkpoint)[0]
+    return verify_replayed(bundle, trusted_key, report, seat_keys, receipts, checkpoint,
+                           receipts_for)[0]
 
 
 def verify_replayed(bundle: Bundle, trusted_key: str | None = None,
                     report: Report | None = None,
                     seat_keys: Mapping[str, str] | None = None,
                     receipts: Sequence[Receipt] | None = None,
-                    checkpoint: str | None = None) -> tuple[Report, MatchReplayer | None]:
+                    checkpoint: str | None = None,
+                    receipts_for: str | None = None) -> tuple[Report, MatchReplayer | None]:
     """``verify_bundle``, and the replayer that checked the events (None if the checks stopped
     before the replay): whoever reads the match after verifying it (the audit) finds the deal
     there rather than replaying the match a second time."""
@@ -183,20 +188,20 @@ def verify_replayed(bundle: Bundle, trusted_key: str | None = None,
         report.passed("timers", f"turn limit {limit} ms{span}" if limit else "no turn limit")
         report.passed("result", _result_words(replayer))
 
-        # (12) the player's receipts: nothing the server accepted was dropped or changed
-        if receipts is None:
+        # (12) the player's receipts: nothing the server accepted was dropped or changed. They
+        # are bound to their match: receipts of another match fail, they are not "nothing to
+        # check" (a server handing out another match's bundle would pass otherwise)
+        if receipts is None and receipts_for is None:
             report.skipped("receipts", "no receipts given (a player checks its own with "
                            "--receipts FILE)")
         else:
-            checked, others = check_receipts(bundle, hashes, receipts)
-            report.facts["receipts"] = {"checked": checked, "other_matches": others}
+            checked = check_receipts(bundle, hashes, receipts or (), receipts_for)
+            report.facts["receipts"] = {"checked": checked, "match_id": genesis["match_id"]}
             if checked:
-                report.passed("receipts", f"{checked} server-signed receipt(s) match this "
-                              "bundle" + (f"; {others} for other matches ignored"
-                                          if others else ""))
+                report.passed("receipts", f"{checked} server-signed receipt(s) for match "
+                              f"{genesis['match_id']} match this bundle")
             else:
-                report.skipped("receipts", f"none of the {len(receipts)} receipts is for this "
-                               "match")
+                report.skipped("receipts", "the receipts file of this match holds no receipt")
 
         # (13) the match's genesis and seal are in the server's transparency log
         if bundle.log is not None:

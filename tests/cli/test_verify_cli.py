@@ -293,10 +293,16 @@ def test_a_malformed_receipts_file_is_a_usage_error(tmp_path: Path, content: byt
     assert_no_traceback(result)
 
 
-def test_receipts_for_another_match_are_not_counted(tmp_path: Path) -> None:
+def test_receipts_for_another_match_fail_naming_both_ids(tmp_path: Path) -> None:
+    """Issue 18, break 2: a receipt of another match was a quiet skip ("none of the 1 receipts
+    is for this match", exit 0); it is a failure of `receipts` naming both match ids."""
     path = tmp_path / "receipts.json"
     path.write_text(json.dumps([{"match_id": "elsewhere", "seq": 1, "event": "ab" * 32,
                                  "ts": 1, "key": KEY, "sig": "cd" * 64}]))
     result = fairdeal("verify", "-v", str(HONEST), "--receipts", str(path))
-    assert result.returncode == 0, result.stdout
-    assert "[skip] receipts:" in result.stdout and "none of the 1 receipts" in result.stdout
+    assert result.returncode == 1, result.stdout
+    match_id = json.loads(HONEST.read_text())["events"][0]["match_id"]
+    assert "[FAIL] receipts:" in result.stdout
+    assert (f"a receipt (event 1) is for match elsewhere, but this bundle is match {match_id}"
+            in result.stdout)
+    assert_no_traceback(result)
