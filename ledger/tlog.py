@@ -332,11 +332,13 @@ class TransparencyLog:
 
     def tlog_proofs(self, match_id: str, note: str | None = None) -> dict[str, str]:
         """A match's leaves' tlog proofs (c2sp.org/tlog-proof) against ``note`` (the latest
-        checkpoint by default); empty for a match the log does not hold."""
+        checkpoint by default); empty for a match the log does not hold. The checkpoint in
+        them carries the witnesses' cosignatures stored for its size, so that a reader who
+        asks for witnesses (`verify --witness`) finds them in the bundle, offline."""
         leaves = self.leaves_of(match_id)
         if not leaves:
             return {}
-        note = note or self.checkpoint()
+        note = self.cosigned(note or self.checkpoint())
         size = Checkpoint.from_text(Note.parse(note).text).size
         proofs = {}
         for kind, (index, _) in leaves.items():
