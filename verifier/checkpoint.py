@@ -30,7 +30,6 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
