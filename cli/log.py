@@ -435,6 +435,11 @@ def compare(first: str, second: str, url: str | None, log_key: str | None) -> No
     observers different trees) or the server will not prove it; 2 when the sizes differ and
     no --url was given.
     """
+    if log_key is not None:
+        try:
+            VerifierKey.parse(log_key)
+        except NoteError as e:
+            raise click.BadParameter(str(e), param_hint="--log-key") from None
     (note_a, key_a), (note_b, key_b) = _view_file(first), _view_file(second)
     named = {text for text in (log_key, key_a, key_b) if text is not None}
     if not named:

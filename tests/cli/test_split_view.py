@@ -236,6 +236,31 @@ def test_verify_with_witnesses_takes_an_honest_cosignature(world: Any, tmp_path:
     assert both.exit_code == 0 and "cosigned by 2 of 2 witness(es)" in both.output
 
 
+def test_export_embeds_the_newest_cosigned_tree_that_holds_the_match(world: Any,
+                                                                     tmp_path: Path) -> None:
+    a = world.server("a")
+    early = a.finished_match()
+    assert world.w1.cosign(a.url).exit_code == 0  # the witness cosigns size 2
+    late = a.finished_match()
+    assert a.ledger.log.checkpoint().split("\n")[1] == "4"  # the log grew past it
+    bundle = tmp_path / "early.json"
+    bundle.write_bytes(a.ledger.bundle(early))
+    ok = _verify(bundle, "--witness", world.w1.vkey)
+    assert ok.exit_code == 0 and "in fairdeal.log/" in ok.output and " size 2 " in ok.output
+    # a match sealed after the witness last cosigned: against the latest tree, not cosigned yet
+    fresh = tmp_path / "late.json"
+    fresh.write_bytes(a.ledger.bundle(late))
+    assert _verify(fresh).exit_code == 0
+    uncosigned = _verify(fresh, "--witness", world.w1.vkey)
+    assert uncosigned.exit_code == 1 and "signed: none of them" in uncosigned.output
+    assert world.w1.cosign(a.url).exit_code == 0
+    fresh.write_bytes(a.ledger.bundle(late))
+    assert _verify(fresh, "--witness", world.w1.vkey).exit_code == 0
+    # asked for a size, the export keeps to it, with that size's cosignatures
+    bundle.write_bytes(a.ledger.bundle(early, log_size=2))
+    assert _verify(bundle, "--witness", world.w1.vkey).exit_code == 0
+
+
 def _with_cosignature(bundle: bytes, line: NoteSignature) -> bytes:
     """The bundle with ``line`` added to the checkpoint in both its proofs (what a server that
     holds a cosignature line can do to any bundle it serves)."""
