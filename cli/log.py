@@ -1,8 +1,11 @@
-"""``fairdeal log``: watch a server's transparency log (``monitor``) and cosign it as a witness
-(``witness``, ``witness-key``). Thin shells over verifier.logcheck and the API client.
+"""``fairdeal log``: watch a server's transparency log (``monitor``), cosign it as a witness
+(``witness``, ``witness-key``), and compare two observers' views (``compare``). Thin shells
+over verifier.logcheck, verifier.logcompare and the API client.
 
 A state file remembers the last checkpoint seen and the log's key (JSON); it is only
 replaced after the new checkpoint passed, so an alarm keeps ringing until someone looks.
+Whatever a server answers, and whatever a state file holds, is checked for its shape before
+use: a wrong one is one line naming it, exit 1 — never a traceback.
 """
 
 from __future__ import annotations
@@ -18,9 +21,15 @@ import click
 
 from fairdeal.ledger.client import ApiClient, ApiError
 from fairdeal.verifier.bundle import Bundle, InvalidBundle
-from fairdeal.verifier.checkpoint import Checkpoint, CheckpointError
+from fairdeal.verifier.checkpoint import (
+    Checkpoint,
+    CheckpointError,
+    WitnessError,
+    WitnessPolicy,
+)
 from fairdeal.verifier.keys import InvalidKey, SigningKey, parse_public_key
 from fairdeal.verifier.logcheck import LogForked, check_growth
+from fairdeal.verifier.logcompare import ProofNeeded, ViewError, compare_views, read_view
 from fairdeal.verifier.logleaf import genesis_leaf, seal_leaf
 from fairdeal.verifier.merkle import ProofError, leaf_hash, verify_inclusion
 from fairdeal.verifier.note import (
@@ -66,20 +75,33 @@ def _get(client: ApiClient, path: str) -> bytes:
 def _get_json(client: ApiClient, path: str) -> Any:
     try:
         return json.loads(_get(client, path))
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past Python's depth: not an answer either
         raise click.ClickException(f"{client.base}{path} did not answer JSON") from None
 
 
 def _read_state(path: Path) -> dict[str, Any]:
+    """The state file, checked whole (its checkpoint parses, its log key parses); empty on
+    first use. A folder that does not exist is refused now, before the server is asked
+    anything, rather than after the checks when the state cannot be written."""
+    if not path.parent.is_dir():
+        raise click.ClickException(f"cannot write the state file {path}: the folder "
+                                   f"{path.parent} does not exist")
     if not path.exists():
         return {}
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise click.ClickException(f"cannot read the state file {path}: {e}") from None
+    except (OSError, ValueError, RecursionError) as e:
+        why = "it is nested too deeply" if isinstance(e, RecursionError) else e
+        raise click.ClickException(f"cannot read the state file {path}: {why}") from None
     if not isinstance(state, dict) or not isinstance(state.get("checkpoint"), str) \
             or not isinstance(state.get("log_key"), str):
-        raise click.ClickException(f"{path} is not a fairdeal log state file")
+        raise click.ClickException(f"{path} is not a fairdeal log state file (a JSON object "
+                                   "with 'checkpoint' and 'log_key' texts)")
+    try:
+        Checkpoint.from_note(state["checkpoint"])
+        VerifierKey.parse(state["log_key"])
+    except (CheckpointError, NoteError) as e:
+        raise click.ClickException(f"{path} is not a fairdeal log state file: {e}") from None
     return state
 
 
@@ -102,18 +124,25 @@ def trusted_checkpoint(data: bytes) -> str:
 
 def _write_state(path: Path, state: dict[str, Any]) -> None:
     temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
-    os.replace(temporary, path)  # never a half-written state
+    try:
+        temporary.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
+        os.replace(temporary, path)  # never a half-written state
+    except OSError as e:
+        raise click.ClickException(f"cannot write the state file {path}: "
+                                   f"{e.strerror or e}") from None
 
 
 def _log_key(client: ApiClient, given: str | None, state: dict[str, Any]) -> VerifierKey:
     """The log's key: given, or remembered, or (first use) the one the server names."""
     text = given or state.get("log_key")
     if text is None:
-        keys = _get_json(client, "/keys").get("keys") or [{}]
-        text = keys[0].get("log_key")
+        answer = _get_json(client, "/keys")
+        keys = answer.get("keys") if isinstance(answer, dict) else None
+        first = keys[0] if isinstance(keys, list) and keys else None
+        text = first.get("log_key") if isinstance(first, dict) else None
         if not isinstance(text, str):
-            raise click.ClickException("the server names no log key: pass --log-key")
+            raise click.ClickException(f"{client.base}/keys names no log key (expected "
+                                       '{"keys": [{"log_key": ...}]}): pass --log-key')
         click.echo(f"first use: trusting the log key {text} (pin it with --log-key)", err=True)
     try:
         key = VerifierKey.parse(text)
@@ -142,6 +171,18 @@ def _fetch_checkpoint(client: ApiClient, key: VerifierKey) -> tuple[Checkpoint, 
     return checkpoint, note, text
 
 
+def _consistency_proof(client: ApiClient, old: int, new: int) -> list[bytes]:
+    """The server's consistency proof between two sizes; ValueError (its words) when it gives
+    none in the form {"hashes": [base64, ...]}."""
+    path = f"/log/proof/consistency?old={old}&new={new}"
+    try:
+        answer = _get_json(client, path)
+        return [base64.b64decode(item, validate=True) for item in answer["hashes"]]
+    except (click.ClickException, KeyError, TypeError, ValueError) as e:
+        detail = e.format_message() if isinstance(e, click.ClickException) else repr(e)
+        raise ValueError(detail) from None
+
+
 def _check_growth(client: ApiClient, state: dict[str, Any], new: Checkpoint,
                   new_text: str) -> str:
     """Compare with the last checkpoint seen; raise an alarm (exit 1) on a fork or a shrink."""
@@ -150,13 +191,11 @@ def _check_growth(client: ApiClient, state: dict[str, Any], new: Checkpoint,
     old = Checkpoint.from_note(state["checkpoint"])[0]
     proof: list[bytes] = []
     if old.size < new.size:
-        path = f"/log/proof/consistency?old={old.size}&new={new.size}"
         try:
-            answer = _get_json(client, path)
-            proof = [base64.b64decode(item, validate=True) for item in answer["hashes"]]
-        except (click.ClickException, KeyError, TypeError, ValueError) as e:
+            proof = _consistency_proof(client, old.size, new.size)
+        except ValueError as e:
             # a log that cannot prove it grew honestly is treated as one that did not
-            detail = e.format_message() if isinstance(e, click.ClickException) else repr(e)
+            detail = str(e)
             raise click.ClickException(
                 f"ALARM: the server gives no usable consistency proof from size {old.size} to "
                 f"{new.size} ({detail})\n--- the checkpoint seen before ---\n"
@@ -169,22 +208,6 @@ def _check_growth(client: ApiClient, state: dict[str, Any], new: Checkpoint,
             f"--- the checkpoint served now ---\n{new_text}") from None
     return (f"consistent with the last checkpoint seen (size {old.size}): {new.describe()}"
             if old.size != new.size else f"unchanged: {new.describe()}")
-
-
-def _witness_lines(note: Note, witnesses: tuple[VerifierKey, ...]) -> list[str]:
-    lines = []
-    for witness in witnesses:
-        found = [signature for signature in note.signatures if witness.matches(signature)]
-        if not found:
-            lines.append(f"witness {witness.name}: no cosignature on this checkpoint")
-            continue
-        try:
-            stamp = witness.check(note, found[0])
-        except NoteError as e:
-            raise click.ClickException(f"ALARM: {e}") from None
-        lines.append(f"witness {witness.name}: cosigned at "
-                     f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(stamp or 0))}")
-    return lines
 
 
 def _bundle_in_log(client: ApiClient, path: str, key: VerifierKey,
@@ -208,6 +231,8 @@ def _bundle_in_log(client: ApiClient, path: str, key: VerifierKey,
             return f"FAIL: {path}: the log has no {kind} leaf of match {bundle.match_id} ({e})"
         except OSError as e:
             raise click.ClickException(f"cannot reach {client.base}: {e}") from None
+        except RecursionError:
+            return f"FAIL: {path}: the server's proof of its {kind} leaf is not JSON"
         try:
             verify_inclusion(leaf_hash(leaf), answer["index"], checkpoint.size,
                              [base64.b64decode(item) for item in answer["hashes"]],
@@ -218,7 +243,14 @@ def _bundle_in_log(client: ApiClient, path: str, key: VerifierKey,
     return f"OK: {path}: {' and '.join(found)} in size {checkpoint.size}"
 
 
-def _witness_option(texts: tuple[str, ...]) -> tuple[VerifierKey, ...]:
+def witness_policy(texts: tuple[str, ...], quorum: int | None) -> WitnessPolicy | None:
+    """The policy of ``--witness VKEY`` (repeatable) and ``--witnesses N`` (default 1): None
+    when no witness is named; a usage error (exit 2) for a key or number that is wrong."""
+    if not texts:
+        if quorum is not None:
+            raise click.BadParameter("--witnesses N needs the witnesses' keys (--witness VKEY)",
+                                     param_hint="--witnesses")
+        return None
     keys = []
     for text in texts:
         try:
@@ -229,7 +261,17 @@ def _witness_option(texts: tuple[str, ...]) -> tuple[VerifierKey, ...]:
             raise click.BadParameter(f"{text!r} is not a cosignature (type 4) key",
                                      param_hint="--witness")
         keys.append(key)
-    return tuple(keys)
+    try:
+        return WitnessPolicy(tuple(keys), 1 if quorum is None else quorum)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--witness/--witnesses") from None
+
+
+#: the options `verify` and `log monitor` share: who must have cosigned a checkpoint
+WITNESS_HELP = ("A witness's cosigner key, name+keyid+base64 as `fairdeal log witness-key` "
+                "prints it (repeatable). The checkpoint must carry valid C2SP "
+                "tlog-cosignatures of at least --witnesses of the keys given.")
+WITNESSES_HELP = "How many of the --witness keys must have cosigned (default 1)."
 
 
 # --- the commands ------------------------------------------------------------------------------
@@ -242,25 +284,34 @@ def _witness_option(texts: tuple[str, ...]) -> tuple[VerifierKey, ...]:
 @click.option("--log-key", default=None, metavar="VKEY",
               help="The log's signed-note key (`fairdeal keys show`); default: the one in the "
                    "state file, or on first use the one the server names.")
-@click.option("--witness", "witness_texts", multiple=True, metavar="VKEY",
-              help="A witness whose cosignatures to check (repeatable).")
+@click.option("--witness", "witness_texts", multiple=True, metavar="VKEY", help=WITNESS_HELP)
+@click.option("--witnesses", "quorum", type=click.IntRange(1, 64), default=None, metavar="N",
+              help=WITNESSES_HELP)
 def monitor(url: str, bundles: tuple[str, ...], state_path: str, log_key: str | None,
-            witness_texts: tuple[str, ...]) -> None:
+            witness_texts: tuple[str, ...], quorum: int | None) -> None:
     """Fetch the server's newest checkpoint, check it extends the last one seen, and check
-    that each BUNDLE's genesis and seal are in it.
+    that each BUNDLE's genesis and seal are in it. With --witness, the checkpoint must also
+    be cosigned by enough of those witnesses before it is accepted.
 
-    Exit 1 with ALARM and both checkpoints when the log forked or shrank; 1 when a bundle
-    is not in the log; 0 otherwise.
+    Exit 1 with ALARM and both checkpoints when the log forked or shrank, or the witnesses
+    did not cosign; 1 when a bundle is not in the log; 0 otherwise. Compare your state file
+    with another observer's with `fairdeal log compare`: alone, a monitor cannot see a log
+    that shows someone else another tree.
     """
-    witnesses = _witness_option(witness_texts)
+    witnesses = witness_policy(witness_texts, quorum)
     client = _client(url)
     path = Path(state_path)
     state = _read_state(path)
     key = _log_key(client, log_key, state)
     checkpoint, note, text = _fetch_checkpoint(client, key)
     click.echo(_check_growth(client, state, checkpoint, text))
-    for line in _witness_lines(note, witnesses):
-        click.echo(line)
+    if witnesses is not None:
+        try:
+            click.echo(witnesses.check(note))
+        except WitnessError as e:
+            # not accepted, so not remembered: the next run asks again
+            raise click.ClickException(f"ALARM: {e}\n--- the checkpoint served ---\n"
+                                       f"{text}") from None
     lines = [_bundle_in_log(client, bundle, key, checkpoint) for bundle in bundles]
     for line in lines:
         click.echo(line)
@@ -342,3 +393,87 @@ def witness(url: str, key_path: str, name: str, state_path: str, log_key: str | 
         except (ApiError, OSError) as e:
             click.echo(f"warning: the server did not take the cosignature: {e}", err=True)
     click.echo(cosigned, nl=False)
+
+
+def _view_file(path: str) -> tuple[str, str | None]:
+    """A view's checkpoint and log key (None for a bare checkpoint) from a state file of
+    `log monitor` or `log witness`, or a file holding a signed checkpoint."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise click.ClickException(f"cannot read {path}: {e}") from None
+    if not text.lstrip().startswith("{"):
+        return text, None
+    try:
+        state = json.loads(text)
+    except (ValueError, RecursionError):
+        raise click.ClickException(f"{path} is neither a checkpoint nor a log state file "
+                                   "(not JSON)") from None
+    if not isinstance(state, dict) or not isinstance(state.get("checkpoint"), str) \
+            or not isinstance(state.get("log_key", ""), str):
+        raise click.ClickException(f"{path} is not a fairdeal log state file (a JSON object "
+                                   "with 'checkpoint' and 'log_key' texts)")
+    return state["checkpoint"], state.get("log_key")
+
+
+@log_group.command()
+@click.argument("first", metavar="STATE_A", type=click.Path(exists=True, dir_okay=False))
+@click.argument("second", metavar="STATE_B", type=click.Path(exists=True, dir_okay=False))
+@click.option("--url", default=None,
+              help="The log's server: asked for the consistency proof when the two views have "
+                   "different sizes (the proof is checked against both signed roots, so the "
+                   "server cannot make a forked pair pass).")
+@click.option("--log-key", default=None, metavar="VKEY",
+              help="The log's signed-note key; default: the one the state files follow.")
+def compare(first: str, second: str, url: str | None, log_key: str | None) -> None:
+    """Tell two observers whether their views of one log are consistent.
+
+    STATE_A and STATE_B are state files of `log monitor` or `log witness` (or files holding a
+    signed checkpoint). One size: the roots must be equal. Different sizes: the bigger tree
+    must extend the smaller, by the log's consistency proof (--url). Exit 0 when they are
+    consistent; 1 with ALARM and both checkpoints when they are not (the log showed the two
+    observers different trees) or the server will not prove it; 2 when the sizes differ and
+    no --url was given.
+    """
+    if log_key is not None:
+        try:
+            VerifierKey.parse(log_key)
+        except NoteError as e:
+            raise click.BadParameter(str(e), param_hint="--log-key") from None
+    (note_a, key_a), (note_b, key_b) = _view_file(first), _view_file(second)
+    named = {text for text in (log_key, key_a, key_b) if text is not None}
+    if not named:
+        raise click.UsageError("neither file names the log key: pass --log-key")
+    try:
+        keys = {VerifierKey.parse(text).text() for text in named}
+    except NoteError as e:
+        raise click.ClickException(f"a log key: {e}") from None
+    if len(keys) != 1:
+        raise click.ClickException(
+            "the two views follow different log keys (" + ", ".join(sorted(keys)) + "): they "
+            "watch different logs, or the server gave each a different key; compare each "
+            "with the key the operator publishes")
+    key = VerifierKey.parse(keys.pop())
+    try:
+        views = read_view(first, note_a, key), read_view(second, note_b, key)
+    except ViewError as e:
+        raise click.ClickException(str(e)) from None
+    both = (f"--- {first}'s checkpoint ---\n{note_a}"
+            f"--- {second}'s checkpoint ---\n{note_b}")
+    try:
+        try:
+            click.echo(compare_views(*views))
+            return
+        except ProofNeeded as e:
+            if url is None:
+                raise click.UsageError(f"{e}: pass --url with the log's server") from None
+            try:
+                proof = _consistency_proof(_client(url), e.old, e.new)
+            except ValueError as why:
+                raise click.ClickException(
+                    f"ALARM: the server gives no usable consistency proof from size {e.old} "
+                    f"to {e.new} ({why})\n{both}") from None
+        click.echo(compare_views(*views, proof=proof))
+    except LogForked as e:
+        raise click.ClickException(f"ALARM: the two views cannot both be the log's: {e}\n"
+                                   f"{both}") from None

@@ -230,10 +230,17 @@ def _read(path: str) -> bytes:
               type=click.Path(exists=True, dir_okay=False),
               help="A log checkpoint you trust, or the state file of `fairdeal log monitor` "
                    "or `log witness`: the bundle's log proofs must be against that very tree.")
+@click.option("--witness", "witness_texts", multiple=True, metavar="VKEY",
+              help="A witness's cosigner key, name+keyid+base64 as `fairdeal log witness-key` "
+                   "prints it (repeatable): the checkpoint the bundle's log proofs lead to must "
+                   "carry valid C2SP tlog-cosignatures of at least --witnesses of these keys.")
+@click.option("--witnesses", "quorum", type=click.IntRange(1, 64), default=None, metavar="N",
+              help="How many of the --witness keys must have cosigned (default 1).")
 @click.option("-v", "--verbose", is_flag=True, help="List every check, not only the verdict.")
 def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: str | None,
            seat_keys: tuple[str, ...], receipt_files: tuple[str, ...],
-           checkpoint_file: str | None, verbose: bool) -> None:
+           checkpoint_file: str | None, witness_texts: tuple[str, ...], quorum: int | None,
+           verbose: bool) -> None:
     """Verify match bundles offline: the chain, the signature, the commitment, the players'
     seeds, the deal, every move under the rules, the timers and the result — and say who could
     have influenced each deal. A folder stands for the .json files in it.
@@ -262,6 +269,9 @@ def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: 
         from .log import trusted_checkpoint
 
         checkpoint = trusted_checkpoint(_read(checkpoint_file))
+    from .log import witness_policy
+
+    witnesses = witness_policy(witness_texts, quorum)
     failures = 0
     reports = []
     for path in bundle_paths(files, recursive):
@@ -269,7 +279,8 @@ def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: 
         pins, sources, receipts, receipts_for = _pins_and_receipts(path, data, pinned_seats,
                                                                    receipts_files)
         try:
-            report = verify_bytes(data, trusted_key, pins, receipts, checkpoint, receipts_for)
+            report = verify_bytes(data, trusted_key, pins, receipts, checkpoint, receipts_for,
+                                  witnesses=witnesses)
         except UnknownSeat as e:
             raise click.BadParameter(f"{path}: {e}", param_hint="--seat-key") from None
         if sources:

@@ -138,12 +138,15 @@ class ApiClient:
         status, raw = self.raw(method, path, data, token)
         try:
             value = json.loads(raw) if raw else None
-        except ValueError:
+        except (ValueError, RecursionError):  # too deeply nested is not JSON to us either
             value = None
         if status >= 400:
-            error = (value or {}).get("error", {}) if isinstance(value, dict) else {}
-            raise ApiError(status, error.get("code", "http-error"),
-                           error.get("message", raw[:200].decode("utf-8", "replace")), value)
+            error = value.get("error") if isinstance(value, dict) else None
+            error = error if isinstance(error, dict) else {}
+            code, message = error.get("code"), error.get("message")
+            raise ApiError(status, code if isinstance(code, str) else "http-error",
+                           message if isinstance(message, str)
+                           else raw[:200].decode("utf-8", "replace"), value)
         return value
 
 

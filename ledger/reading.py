@@ -219,8 +219,9 @@ class ReadSide(Deadlines):
         """The sealed bundle (canonical JSON), or None while the match is not over.
 
         It carries the inclusion proofs of the match's genesis and seal leaves in ``log``
-        (c2sp.org/tlog-proof texts) against the latest checkpoint, or against the checkpoint
-        signed at ``log_size`` when given (one a user already trusts)."""
+        (c2sp.org/tlog-proof texts) against the latest checkpoint (the newest one a witness
+        cosigned, when one holds the match: TransparencyLog.tlog_proofs), or against the
+        checkpoint signed at ``log_size`` when given (one a user already trusts)."""
         row = self.store.match(match_id) if isinstance(match_id, str) else None
         if row is None:
             raise MatchNotFound(f"no match {match_id!r}")

@@ -247,6 +247,14 @@ class TransparencyLog:
                 .order_by(_COSIGNATURES.c.name, _COSIGNATURES.c.key_id)).scalars()]
         return note + "".join(lines)
 
+    def newest_cosigned(self, min_size: int) -> str | None:
+        """The newest signed checkpoint of at least ``min_size`` leaves that a witness cosigned
+        (without its cosignatures: ``cosigned`` adds them), or None when there is none."""
+        with self.engine.connect() as conn:
+            size = conn.execute(select(func.max(_COSIGNATURES.c.size))
+                                .where(_COSIGNATURES.c.size >= min_size)).scalar()
+        return None if size is None else self.stored_checkpoint(int(size))
+
     def add_cosignatures(self, cosigned: str) -> int:
         """Keep the cosignatures on one of this log's checkpoints by the witnesses it accepts
         (each checked); return how many were new. Anything else is a BadRequest."""
@@ -332,11 +340,17 @@ class TransparencyLog:
 
     def tlog_proofs(self, match_id: str, note: str | None = None) -> dict[str, str]:
         """A match's leaves' tlog proofs (c2sp.org/tlog-proof) against ``note`` (the latest
-        checkpoint by default); empty for a match the log does not hold."""
+        checkpoint by default); empty for a match the log does not hold. The checkpoint in
+        them carries the witnesses' cosignatures stored for its size, so that a reader who
+        asks for witnesses (`verify --witness`) finds them in the bundle, offline. By default
+        that checkpoint is the newest one a witness cosigned that holds the match, else the
+        latest: witnesses cosign now and then, so the latest tree is often not cosigned yet."""
         leaves = self.leaves_of(match_id)
         if not leaves:
             return {}
-        note = note or self.checkpoint()
+        if note is None:
+            note = self.newest_cosigned(max(index for index, _ in leaves.values()) + 1)
+        note = self.cosigned(note or self.checkpoint())
         size = Checkpoint.from_text(Note.parse(note).text).size
         proofs = {}
         for kind, (index, _) in leaves.items():

@@ -17,6 +17,12 @@ A tlog proof is an offline-checkable inclusion proof with its checkpoint::
     <the signed checkpoint, verbatim>
 
 Both are parsed strictly: what the specs say a verifier must reject raises CheckpointError.
+
+A witness policy (``WitnessPolicy``) is what a reader asks of a checkpoint before trusting it
+against a split view: valid Ed25519 tlog-cosignatures (c2sp.org/tlog-cosignature) of at least
+N of the witnesses it names. A witness cosigns only a checkpoint consistent with every one it
+cosigned before, so a log that shows two readers two different trees needs a witness that
+signed both — which an honest one never does.
 """
 
 from __future__ import annotations
@@ -25,11 +31,13 @@ import base64
 import binascii
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from .merkle import HASH_SIZE
-from .note import Note, NoteError
+from .note import COSIGNATURE, Note, NoteError, VerifierKey, cosigners
 
-__all__ = ["PROOF_HEADER", "Checkpoint", "CheckpointError", "TlogProof"]
+__all__ = ["PROOF_HEADER", "Checkpoint", "CheckpointError", "TlogProof", "WitnessError",
+           "WitnessPolicy"]
 
 PROOF_HEADER = "c2sp.org/tlog-proof@v1"
 _DECIMAL = re.compile(r"(0|[1-9][0-9]{0,18})\Z")
@@ -153,3 +161,76 @@ class TlogProof:
             raise CheckpointError(f"an inclusion proof has at most 64 hashes, this one "
                                   f"{len(hashes)}")
         return cls(index, hashes, note, extra)
+
+
+class WitnessError(ValueError):
+    """A checkpoint without the cosignatures a witness policy asks for (``forged`` False), or
+    with a cosignature line of a named witness that does not verify (``forged`` True)."""
+
+    def __init__(self, message: str, forged: bool = False) -> None:
+        super().__init__(message)
+        self.forged = forged
+
+
+def _witness_words(witness: VerifierKey) -> str:
+    return f"{witness.name} (key {witness.key_id.hex()})"
+
+
+def _when(timestamp: int) -> str:
+    try:
+        return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    except (OverflowError, ValueError, OSError):
+        return f"POSIX time {timestamp}"
+
+
+@dataclass(frozen=True)
+class WitnessPolicy:
+    """At least ``quorum`` of ``witnesses`` must have cosigned a checkpoint.
+
+    The witnesses are cosignature (type 4) verifier keys, ``name+hex(key id)+base64(0x04 ‖
+    public key)`` as ``fairdeal log witness-key`` prints them. One public key counts once: the
+    Ed25519 cosignature does not sign the witness's name, so one key under two names is one
+    witness. Raises ValueError for a policy no checkpoint could meet.
+    """
+
+    witnesses: tuple[VerifierKey, ...]
+    quorum: int = 1
+
+    def __post_init__(self) -> None:
+        if not self.witnesses:
+            raise ValueError("a witness policy names at least one witness")
+        publics = set()
+        for witness in self.witnesses:
+            if witness.kind != COSIGNATURE:
+                raise ValueError(f"{witness.text()} is not a witness's cosignature (type 4) "
+                                 "key")
+            if witness.public_raw in publics:
+                raise ValueError(f"the witness key of {witness.name} is given twice (one key "
+                                 "is one witness, whatever its name)")
+            publics.add(witness.public_raw)
+        if not 1 <= self.quorum <= len(self.witnesses):
+            raise ValueError(f"at least {self.quorum} witness(es) cannot sign when "
+                             f"{len(self.witnesses)} are named: the number is from 1 to "
+                             f"{len(self.witnesses)}")
+
+    def asked(self) -> str:
+        """Who is asked for, in words."""
+        names = ", ".join(_witness_words(witness) for witness in self.witnesses)
+        return f"at least {self.quorum} of {len(self.witnesses)} witness(es): {names}"
+
+    def check(self, note: Note) -> str:
+        """Check the cosignatures on a checkpoint's note; return the line for people, which
+        names who signed and when. Raises WitnessError naming who was asked and who signed."""
+        try:
+            signed = cosigners(note, self.witnesses)
+        except NoteError as e:
+            raise WitnessError(f"a witness's cosignature is forged or the checkpoint was "
+                               f"changed after it was cosigned: {e}", forged=True) from None
+        who = ", ".join(f"{_witness_words(witness)} at {_when(stamp)}"
+                        for witness, stamp in signed) or "none of them"
+        if len(signed) < self.quorum:
+            raise WitnessError(f"the checkpoint is cosigned by {len(signed)} of the witnesses "
+                               f"asked for, {self.quorum} needed; asked for {self.asked()}; "
+                               f"signed: {who}")
+        return f"cosigned by {len(signed)} of {len(self.witnesses)} witness(es) " \
+               f"({self.quorum} needed): {who}"

@@ -9,7 +9,10 @@ seal leaf. Checking them, offline (docs/SPEC.md, "The transparency log"):
 3. the leaves are rebuilt from the bundle's own events, and each inclusion proof leads from
    its leaf hash to the checkpoint's root;
 4. with a checkpoint the user trusts: same origin, signed by the same key, and either the
-   very same tree (size and root) as the proofs' checkpoint, or the proofs are against it.
+   very same tree (size and root) as the proofs' checkpoint, or the proofs are against it;
+5. with a witness policy: the proofs' checkpoint carries valid cosignatures of enough of the
+   witnesses the user named (c2sp.org/tlog-cosignature) — the export embeds the ones the
+   server holds. A split view then needs a witness that cosigned two trees.
 """
 
 from __future__ import annotations
@@ -17,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .bundle import Bundle
-from .checkpoint import Checkpoint, CheckpointError, TlogProof
+from .checkpoint import Checkpoint, CheckpointError, TlogProof, WitnessError, WitnessPolicy
 from .keys import key_id
 from .logleaf import genesis_leaf, seal_leaf
 from .merkle import ProofError, leaf_hash, verify_consistency, verify_inclusion
-from .note import ED25519, NoteError, VerifierKey, verify_note
+from .note import ED25519, Note, NoteError, VerifierKey, verify_note
 from .report import VerificationError
 
 __all__ = ["LogForked", "check_growth", "check_log", "log_verifier_key", "read_checkpoint"]
@@ -48,11 +51,12 @@ def read_checkpoint(note_text: str, server_public: bytes,
 
 
 def check_log(bundle: Bundle, hashes: list[str], server_public: bytes,
-              trusted: str | None = None) -> str:
+              trusted: str | None = None, witnesses: WitnessPolicy | None = None) -> str:
     """Check the bundle's log proofs; return the detail line for the report.
 
     ``hashes`` are the bundle's event hashes (from the chain check); ``trusted`` is the text of
-    a checkpoint the user already trusts. Raises VerificationError("log").
+    a checkpoint the user already trusts; ``witnesses`` the cosignatures the proofs'
+    checkpoint must carry. Raises VerificationError("log").
     """
     assert bundle.log is not None
     last = len(bundle.events) - 1
@@ -73,7 +77,8 @@ def check_log(bundle: Bundle, hashes: list[str], server_public: bytes,
     if len(notes) != 1:
         raise VerificationError("log", "the genesis and seal proofs are against different "
                                 "checkpoints")
-    checkpoint = read_checkpoint(notes.pop(), server_public)
+    note_text = notes.pop()
+    checkpoint = read_checkpoint(note_text, server_public)
     # (3) each leaf, rebuilt from the events, is in the tree
     for kind, proof in proofs.items():
         try:
@@ -101,6 +106,15 @@ def check_log(bundle: Bundle, hashes: list[str], server_public: bytes,
                 "log", f"the log forked: the trusted checkpoint ({mine.describe()}) and the "
                 f"bundle's ({checkpoint.describe()}) have one size and different roots")
         detail += "; the trusted checkpoint is the same tree"
+    # (5) the witnesses the user named cosigned that very checkpoint
+    if witnesses is not None:
+        try:
+            detail += "; " + witnesses.check(Note.parse(note_text))
+        except WitnessError as e:
+            hint = "" if e.forged else (
+                f" (re-export the bundle against a checkpoint they cosigned: fairdeal export "
+                f"{bundle.match_id} --log-size N, or ?log_size=N)")
+            raise VerificationError("log", f"{e}{hint}") from None
     return detail
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "VerifierKey",
     "cosign_note",
     "cosignature_message",
+    "cosigners",
     "note_key_id",
     "sign_note",
     "verify_note",
@@ -242,3 +243,25 @@ def verify_note(note: Note, keys: Sequence[VerifierKey]) -> list[VerifierKey]:
         names = ", ".join(f"{key.name}+{key.key_id.hex()}" for key in keys) or "none"
         raise NoteError(f"no known key signed the note (known: {names})")
     return verified
+
+
+def cosigners(note: Note, witnesses: Sequence[VerifierKey]) -> list[tuple[VerifierKey, int]]:
+    """The witnesses (cosignature keys) whose cosignatures on ``note`` verify, each with its
+    timestamp, in the order given; an empty list when none cosigned.
+
+    As c2sp.org/tlog-cosignature says, lines whose name and key id match no given witness are
+    ignored; a line that claims a given witness and does not verify raises NoteError (someone
+    forged or changed it: that is not the same as a witness that did not sign).
+    """
+    signed: list[tuple[VerifierKey, int]] = []
+    for witness in witnesses:
+        if witness.kind != COSIGNATURE:
+            raise NoteError(f"{witness.name}+{witness.key_id.hex()} is not a cosignature "
+                            "(type 4) key")
+        for signature in note.signatures:
+            if witness.matches(signature):
+                stamp = witness.check(note, signature)
+                assert stamp is not None  # a cosignature key's check returns its time
+                if all(known != witness for known, _ in signed):
+                    signed.append((witness, stamp))
+    return signed

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .bundle import Bundle, InvalidBundle
+from .checkpoint import WitnessPolicy
 from .keys import InvalidKey, key_id, parse_public_key, verify_signature
 from .logcheck import check_log
 from .protocol import ZERO_HASH, commitment, event_hash, head_message
@@ -52,7 +53,8 @@ class UnknownSeat(ValueError):
 def verify_bytes(data: bytes | str, trusted_key: str | None = None,
                  seat_keys: Mapping[str, str] | None = None,
                  receipts: Sequence[Receipt] | None = None,
-                 checkpoint: str | None = None, receipts_for: str | None = None) -> Report:
+                 checkpoint: str | None = None, receipts_for: str | None = None,
+                 witnesses: WitnessPolicy | None = None) -> Report:
     """Parse and verify a bundle file's bytes. Never raises for bad input: see the report.
 
     ``seat_keys`` pins players' signing keys by seat name or index (``{"A": "ed25519:…"}``):
@@ -61,8 +63,9 @@ def verify_bytes(data: bytes | str, trusted_key: str | None = None,
     (verifier.receipts.parse_receipts), checked against the bundle. ``checkpoint`` is a
     signed log checkpoint the user trusts: the bundle's log proofs must be against that very
     tree. ``receipts_for`` is the match id the receipts file names (ReceiptsFile.match_id):
-    a bundle of another match fails ``receipts``, naming both ids. Raises UnknownSeat for a pin
-    naming a seat the match does not have."""
+    a bundle of another match fails ``receipts``, naming both ids. ``witnesses`` is a witness
+    policy: the checkpoint the log proofs lead to must carry valid cosignatures of enough of
+    its witnesses. Raises UnknownSeat for a pin naming a seat the match does not have."""
     report = Report()
     try:
         bundle = Bundle.from_bytes(data)
@@ -71,17 +74,18 @@ def verify_bytes(data: bytes | str, trusted_key: str | None = None,
         return report
     report.passed("format", f"{len(bundle.events)} events")
     return verify_bundle(bundle, trusted_key, report, seat_keys, receipts, checkpoint,
-                         receipts_for)
+                         receipts_for, witnesses)
 
 
 def verify_bundle(bundle: Bundle, trusted_key: str | None = None,
                   report: Report | None = None,
                   seat_keys: Mapping[str, str] | None = None,
                   receipts: Sequence[Receipt] | None = None,
-                  checkpoint: str | None = None, receipts_for: str | None = None) -> Report:
+                  checkpoint: str | None = None, receipts_for: str | None = None,
+                  witnesses: WitnessPolicy | None = None) -> Report:
     """Run every check on a parsed bundle and return the report."""
     return verify_replayed(bundle, trusted_key, report, seat_keys, receipts, checkpoint,
-                           receipts_for)[0]
+                           receipts_for, witnesses)[0]
 
 
 def verify_replayed(bundle: Bundle, trusted_key: str | None = None,
@@ -89,7 +93,9 @@ def verify_replayed(bundle: Bundle, trusted_key: str | None = None,
                     seat_keys: Mapping[str, str] | None = None,
                     receipts: Sequence[Receipt] | None = None,
                     checkpoint: str | None = None,
-                    receipts_for: str | None = None) -> tuple[Report, MatchReplayer | None]:
+                    receipts_for: str | None = None,
+                    witnesses: WitnessPolicy | None = None
+                    ) -> tuple[Report, MatchReplayer | None]:
     """``verify_bundle``, and the replayer that checked the events (None if the checks stopped
     before the replay): whoever reads the match after verifying it (the audit) finds the deal
     there rather than replaying the match a second time."""
@@ -205,10 +211,14 @@ def verify_replayed(bundle: Bundle, trusted_key: str | None = None,
 
         # (13) the match's genesis and seal are in the server's transparency log
         if bundle.log is not None:
-            report.passed("log", check_log(bundle, hashes, public, checkpoint))
+            report.passed("log", check_log(bundle, hashes, public, checkpoint, witnesses))
         elif checkpoint is not None:
             raise VerificationError("log", "a trusted checkpoint was given, but the bundle "
                                     "carries no log proofs to check against it")
+        elif witnesses is not None:
+            raise VerificationError("log", f"witness cosignatures were asked for "
+                                    f"({witnesses.asked()}), but the bundle carries no log "
+                                    "proofs, so no checkpoint for them to have cosigned")
         else:
             report.skipped("log", "the bundle carries no log proofs (built offline, or "
                            "exported before the log)")

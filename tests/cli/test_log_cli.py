@@ -215,7 +215,7 @@ def test_a_witness_cosigns_and_the_monitor_checks_it(servers: Any, tmp_path: Pat
     monitored = run("log", "monitor", a.url, "--state", str(tmp_path / "m.json"),
                     "--witness", servers.witness_key.text())
     assert monitored.exit_code == 0, monitored.output
-    assert "witness witness.test/w1: cosigned at" in monitored.output
+    assert "cosigned by 1 of 1 witness(es) (1 needed): witness.test/w1" in monitored.output
 
 
 def test_a_forged_cosignature_is_refused(servers: Any, tmp_path: Path) -> None:
