@@ -197,10 +197,8 @@ def _bundle_in_log(client: ApiClient, path: str, key: VerifierKey,
         hashes = chain_hashes(bundle.events)
     except (OSError, InvalidBundle, InvalidKey, VerificationError) as e:
         return f"FAIL: {path}: {e}"
-    leaves = {"genesis": genesis_leaf(bundle.genesis),
-              "seal": seal_leaf(bundle.match_id, len(bundle.events) - 1, hashes[-1])}
-    found = []
-    for kind, leaf in leaves.items():
+    found, genesis_at = [], 0
+    for kind in ("genesis", "seal"):
         try:
             answer = client.call("GET", f"/log/proof/inclusion?match={bundle.match_id}"
                                  f"&kind={kind}&size={checkpoint.size}")
@@ -208,6 +206,16 @@ def _bundle_in_log(client: ApiClient, path: str, key: VerifierKey,
             return f"FAIL: {path}: the log has no {kind} leaf of match {bundle.match_id} ({e})"
         except OSError as e:
             raise click.ClickException(f"cannot reach {client.base}: {e}") from None
+        if not isinstance(answer, dict) or isinstance(answer.get("index"), bool) \
+                or not isinstance(answer.get("index"), int):
+            return f"FAIL: {path}: the server's answer for the {kind} leaf names no leaf index"
+        if kind == "genesis":
+            leaf = genesis_leaf(bundle.genesis)
+            genesis_at = answer["index"]
+        else:  # the seal names the genesis leaf it closes; format 1 seals name none
+            old = seal_leaf(bundle.match_id, len(bundle.events) - 1, hashes[-1])
+            leaf = old if answer.get("leaf") == old.decode() else seal_leaf(
+                bundle.match_id, len(bundle.events) - 1, hashes[-1], genesis_at)
         try:
             verify_inclusion(leaf_hash(leaf), answer["index"], checkpoint.size,
                              [base64.b64decode(item) for item in answer["hashes"]],
