@@ -15,7 +15,10 @@ from fairdeal.ledger.tlog import append_leaf
 from fairdeal.verifier.logleaf import seal_leaf
 
 from ..redeal import forget_match, redeal
-from .test_log_cli import run, servers  # noqa: F401  (the servers fixture)
+from . import test_log_cli
+from .test_log_cli import run
+
+servers = test_log_cli.servers  # the fixture: real servers over real SQLite ledgers
 
 
 def test_the_monitor_alarms_for_a_match_id_dealt_twice(servers: Any, tmp_path: Path) -> None:

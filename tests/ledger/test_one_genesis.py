@@ -17,12 +17,12 @@ from sqlalchemy import Engine, text
 from sqlalchemy.exc import IntegrityError
 
 from fairdeal.ledger.service import Ledger
-from fairdeal.ledger.store import EventStore, StoredEvent
+from fairdeal.ledger.store import EventStore
 from fairdeal.ledger.tlog import MatchIdUsed, append_leaf
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.logleaf import SEAL_FORMAT, LogLeaf, seal_leaf
 
-from ..redeal import finish, forget_match, patched, redeal, same_id
+from ..redeal import finish, forget_match, redeal, same_id
 
 KEY = SigningKey.from_seed(b"\x12" * 32)
 
