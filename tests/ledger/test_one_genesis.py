@@ -152,3 +152,34 @@ def test_old_seal_leaves_close_the_latest_genesis_of_their_id() -> None:
              (3, LogLeaf.parse(seal_leaf("m", 3, "ab" * 32, 0)))]
     assert unsealed(stray) == []
     assert seat_counts(stray) == {"a": (1, 0), "b": (1, 0)}
+
+
+def test_a_database_made_before_the_rule_gets_the_index_or_says_why_not(
+        engine: Engine, caplog: pytest.LogCaptureFixture) -> None:
+    """At start-up the unique index is made on a database that lacks it; on one whose log
+    already holds a match id dealt twice it cannot be, and the ledger says so and starts (the
+    check under the lock still refuses a third)."""
+    from fairdeal.ledger.store import _create_schema
+
+    with engine.begin() as conn:
+        conn.execute(text("DROP INDEX IF EXISTS log_leaves_one_genesis"))
+    _create_schema(engine, _schema(engine))
+    with pytest.raises(IntegrityError), engine.begin() as conn:
+        conn.execute(text("INSERT INTO log_leaves (idx, kind, match_id, body) VALUES "
+                          "(0, 'genesis', 'm', 'a'), (1, 'genesis', 'm', 'b')"))
+    with engine.begin() as conn:
+        conn.execute(text("DROP INDEX log_leaves_one_genesis"))
+        conn.execute(text("INSERT INTO log_leaves (idx, kind, match_id, body) VALUES "
+                          "(0, 'genesis', 'm', 'a'), (1, 'genesis', 'm', 'b')"))
+    with caplog.at_level("WARNING", logger="fairdeal.ledger.store"):
+        _create_schema(engine, _schema(engine))
+    assert "holds two genesis leaves of one match id" in caplog.text
+    with pytest.raises(MatchIdUsed, match="genesis leaf 1"), engine.begin() as conn:
+        append_leaf(conn, "genesis", "m", b"c")
+
+
+def _schema(engine: Engine) -> str | None:
+    if engine.dialect.name != "postgresql":
+        return None
+    with engine.connect() as conn:
+        return str(conn.execute(text("SELECT current_schema()")).scalar())
