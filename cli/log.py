@@ -1,8 +1,9 @@
 """``fairdeal log``: watch a server's transparency log (``monitor``) and cosign it as a witness
 (``witness``, ``witness-key``). Thin shells over verifier.logcheck and the API client.
 
-A state file remembers the last checkpoint seen and the log's key (JSON); it is only
-replaced after the new checkpoint passed, so an alarm keeps ringing until someone looks.
+A state file remembers the last checkpoint seen and the log's key (JSON) — the monitor's also
+its scan of the leaves (``verifier.logscan``); it is only replaced after the new checkpoint
+and leaves passed, so an alarm keeps ringing until someone looks.
 """
 
 from __future__ import annotations
@@ -339,7 +340,8 @@ def _witness_option(texts: tuple[str, ...]) -> tuple[VerifierKey, ...]:
 @click.argument("url")
 @click.argument("bundles", nargs=-1, type=click.Path(exists=True, dir_okay=False))
 @click.option("--state", "state_path", required=True, type=click.Path(dir_okay=False),
-              help="The JSON file that remembers the last checkpoint seen (created).")
+              help="The JSON file that remembers the last checkpoint seen and the leaves "
+                   "scanned (created).")
 @click.option("--log-key", default=None, metavar="VKEY",
               help="The log's signed-note key (`fairdeal keys show`); default: the one in the "
                    "state file, or on first use the one the server names.")
