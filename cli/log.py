@@ -2,10 +2,11 @@
 (``witness``, ``witness-key``), and compare two observers' views (``compare``). Thin shells
 over verifier.logcheck, verifier.logcompare and the API client.
 
-A state file remembers the last checkpoint seen and the log's key (JSON); it is only
-replaced after the new checkpoint passed, so an alarm keeps ringing until someone looks.
-Whatever a server answers, and whatever a state file holds, is checked for its shape before
-use: a wrong one is one line naming it, exit 1 — never a traceback.
+A state file remembers the last checkpoint seen and the log's key (JSON) — the monitor's also
+its scan of the leaves (``verifier.logscan``); it is only replaced after the new checkpoint
+and leaves passed, so an alarm keeps ringing until someone looks. Whatever a server answers,
+and whatever a state file holds, is checked for its shape before use: a wrong one is one line
+naming it, exit 1 — never a traceback.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import os
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import click
 
@@ -27,10 +29,11 @@ from fairdeal.verifier.checkpoint import (
     WitnessError,
     WitnessPolicy,
 )
-from fairdeal.verifier.keys import InvalidKey, SigningKey, parse_public_key
+from fairdeal.verifier.keys import InvalidKey, SigningKey, parse_public_key, public_key_text
 from fairdeal.verifier.logcheck import LogForked, check_growth
 from fairdeal.verifier.logcompare import ProofNeeded, ViewError, compare_views, read_view
 from fairdeal.verifier.logleaf import genesis_leaf, seal_leaf
+from fairdeal.verifier.logscan import LogScan, ScanError, Sealed
 from fairdeal.verifier.merkle import ProofError, leaf_hash, verify_inclusion
 from fairdeal.verifier.note import (
     COSIGNATURE,
@@ -42,7 +45,7 @@ from fairdeal.verifier.note import (
     verify_note,
 )
 from fairdeal.verifier.report import VerificationError
-from fairdeal.verifier.verify import chain_hashes
+from fairdeal.verifier.verify import chain_hashes, verify_bytes
 
 from .main import cli
 
@@ -220,10 +223,8 @@ def _bundle_in_log(client: ApiClient, path: str, key: VerifierKey,
         hashes = chain_hashes(bundle.events)
     except (OSError, InvalidBundle, InvalidKey, VerificationError) as e:
         return f"FAIL: {path}: {e}"
-    leaves = {"genesis": genesis_leaf(bundle.genesis),
-              "seal": seal_leaf(bundle.match_id, len(bundle.events) - 1, hashes[-1])}
-    found = []
-    for kind, leaf in leaves.items():
+    found, genesis_at = [], 0
+    for kind in ("genesis", "seal"):
         try:
             answer = client.call("GET", f"/log/proof/inclusion?match={bundle.match_id}"
                                  f"&kind={kind}&size={checkpoint.size}")
@@ -233,6 +234,16 @@ def _bundle_in_log(client: ApiClient, path: str, key: VerifierKey,
             raise click.ClickException(f"cannot reach {client.base}: {e}") from None
         except RecursionError:
             return f"FAIL: {path}: the server's proof of its {kind} leaf is not JSON"
+        if not isinstance(answer, dict) or isinstance(answer.get("index"), bool) \
+                or not isinstance(answer.get("index"), int):
+            return f"FAIL: {path}: the server's answer for the {kind} leaf names no leaf index"
+        if kind == "genesis":
+            leaf = genesis_leaf(bundle.genesis)
+            genesis_at = answer["index"]
+        else:  # the seal names the genesis leaf it closes; format 1 seals name none
+            old = seal_leaf(bundle.match_id, len(bundle.events) - 1, hashes[-1])
+            leaf = old if answer.get("leaf") == old.decode() else seal_leaf(
+                bundle.match_id, len(bundle.events) - 1, hashes[-1], genesis_at)
         try:
             verify_inclusion(leaf_hash(leaf), answer["index"], checkpoint.size,
                              [base64.b64decode(item) for item in answer["hashes"]],
@@ -241,6 +252,97 @@ def _bundle_in_log(client: ApiClient, path: str, key: VerifierKey,
             return (f"FAIL: {path}: its {kind} leaf is not in {checkpoint.describe()}: {e}")
         found.append(f"{kind} leaf {answer['index']}")
     return f"OK: {path}: {' and '.join(found)} in size {checkpoint.size}"
+
+
+# --- the leaves: one genesis per match id, every seal closing its own (verifier.logscan) ----
+
+#: leaves asked for per request: a hostile server's answer is cut to what was asked
+LEAF_PAGE = 1000
+
+
+def _scan_leaves(client: ApiClient, state: dict[str, Any], checkpoint: Checkpoint,
+                 key: VerifierKey, deep: bool) -> tuple[list[str], list[str], dict[str, Any]]:
+    """Scan the leaves appended since the last run, up to the checkpoint's size, and check
+    they make its tree; with ``deep``, each new seal's bundle. Returns the lines to print, the
+    ALARM lines, and the scan to keep in the state file."""
+    try:
+        scan = LogScan.from_json(state["scan"]) if "scan" in state else LogScan()
+    except ScanError as e:
+        raise click.ClickException(f"the state file's leaf scan is damaged ({e}): delete its "
+                                   "'scan' entry to scan the log again from leaf 0") from None
+    if scan.size > checkpoint.size:
+        raise click.ClickException(f"the state file scanned {scan.size} leaves, more than the "
+                                   f"checkpoint's {checkpoint.size}: not this log's state")
+    first, alarms, deep_checked = scan.size, [], 0
+    while scan.size < checkpoint.size and not alarms:
+        limit = min(LEAF_PAGE, checkpoint.size - scan.size)
+        answer = _get_json(client, f"/log/leaves?after={scan.size - 1}&limit={limit}")
+        entries = answer.get("leaves") if isinstance(answer, dict) else None
+        if not isinstance(entries, list) or not entries:
+            alarms.append(f"ALARM: the server lists no leaf {scan.size}, though its checkpoint "
+                          f"holds {checkpoint.size} leaves")
+            break
+        for entry in entries[:limit]:
+            if not isinstance(entry, dict) or type(entry.get("index")) is not int \
+                    or entry["index"] != scan.size or not isinstance(entry.get("leaf"), str):
+                alarms.append(f"ALARM: the server's list of leaves has no leaf {scan.size} "
+                              "where it should be")
+                break
+            findings, sealed = scan.add(scan.size, entry["leaf"].encode("utf-8"))
+            alarms += [f"ALARM: {finding.message}" for finding in findings]
+            if sealed is not None and deep:
+                alarms += _deep_check(client, key, checkpoint, sealed)
+                deep_checked += 1
+    if not alarms and scan.root() != checkpoint.root:
+        alarms.append(f"ALARM: the leaves the server lists are not the tree its checkpoint "
+                      f"signs ({checkpoint.describe()})")
+    created, sealed_count = scan.counts()
+    lines = [f"leaves {first} to {scan.size - 1} scanned: {created} match ids created, "
+             f"{sealed_count} sealed, each once" if scan.size > first
+             else "no new leaves to scan"]
+    if deep:
+        lines.append(f"deep: {deep_checked} sealed match bundle(s) checked against their leaves")
+    return lines, alarms, scan.to_json()
+
+
+def _deep_check(client: ApiClient, key: VerifierKey, checkpoint: Checkpoint,
+                sealed: Sealed) -> list[str]:
+    """The sealed match's bundle, fetched from the server: its genesis and head must be the
+    leaves', and it must verify under the log's key. The ALARM lines (none when it holds)."""
+    where = f"seal leaf {sealed.seal} of match {sealed.match_id!r}"
+    try:
+        answer = client.call("GET", f"/log/proof/inclusion?index={sealed.genesis}"
+                             f"&size={checkpoint.size}")
+        genesis = str(answer["leaf"]).encode("utf-8")
+        verify_inclusion(leaf_hash(genesis), sealed.genesis, checkpoint.size,
+                         [base64.b64decode(item, validate=True) for item in answer["hashes"]],
+                         checkpoint.root)
+    except (ApiError, ProofError, KeyError, TypeError, ValueError) as e:
+        return [f"ALARM: {where}: the server proves no genesis leaf {sealed.genesis} ({e})"]
+    except OSError as e:
+        raise click.ClickException(f"cannot reach {client.base}: {e}") from None
+    path = f"/matches/{quote(sealed.match_id, safe='')}/bundle"
+    try:
+        status, body = client.raw("GET", path)
+    except OSError as e:
+        raise click.ClickException(f"cannot reach {client.base}{path}: {e}") from None
+    if status != 200:
+        return [f"ALARM: {where}: the server gives no bundle of this match (HTTP {status})"]
+    try:
+        bundle = Bundle.from_bytes(body)
+        hashes = chain_hashes(bundle.events)
+    except (InvalidBundle, VerificationError) as e:
+        return [f"ALARM: {where}: the server's bundle of this match is not one ({e})"]
+    seal = seal_leaf(bundle.match_id, len(bundle.events) - 1, hashes[-1], sealed.leaf.genesis)
+    if bundle.match_id != sealed.match_id or genesis_leaf(bundle.genesis) != genesis:
+        return [f"ALARM: {where}: the bundle's genesis is not genesis leaf {sealed.genesis}"]
+    if seal != sealed.leaf.body:
+        return [f"ALARM: {where}: the bundle's head is not the one the seal leaf logs"]
+    report = verify_bytes(body, trusted_key=public_key_text(key.public_raw))
+    if not report.ok:
+        return [f"ALARM: {where}: the server's bundle of this match does not verify "
+                f"({report.failure})"]
+    return []
 
 
 def witness_policy(texts: tuple[str, ...], quorum: int | None) -> WitnessPolicy | None:
@@ -280,23 +382,31 @@ WITNESSES_HELP = "How many of the --witness keys must have cosigned (default 1).
 @click.argument("url")
 @click.argument("bundles", nargs=-1, type=click.Path(exists=True, dir_okay=False))
 @click.option("--state", "state_path", required=True, type=click.Path(dir_okay=False),
-              help="The JSON file that remembers the last checkpoint seen (created).")
+              help="The JSON file that remembers the last checkpoint seen and the leaves "
+                   "scanned (created).")
 @click.option("--log-key", default=None, metavar="VKEY",
               help="The log's signed-note key (`fairdeal keys show`); default: the one in the "
                    "state file, or on first use the one the server names.")
 @click.option("--witness", "witness_texts", multiple=True, metavar="VKEY", help=WITNESS_HELP)
 @click.option("--witnesses", "quorum", type=click.IntRange(1, 64), default=None, metavar="N",
               help=WITNESSES_HELP)
+@click.option("--deep", is_flag=True,
+              help="Also fetch each newly sealed match's bundle and check that its genesis and "
+                   "head are the ones its leaves log, and that it verifies.")
 def monitor(url: str, bundles: tuple[str, ...], state_path: str, log_key: str | None,
-            witness_texts: tuple[str, ...], quorum: int | None) -> None:
-    """Fetch the server's newest checkpoint, check it extends the last one seen, and check
-    that each BUNDLE's genesis and seal are in it. With --witness, the checkpoint must also
-    be cosigned by enough of those witnesses before it is accepted.
+            witness_texts: tuple[str, ...], quorum: int | None, deep: bool) -> None:
+    """Fetch the server's newest checkpoint, check it extends the last one seen, scan the
+    leaves added since (one genesis per match id, each seal closing its own genesis; the
+    leaves must make the checkpoint's tree), and check that each BUNDLE's genesis and seal
+    are in it. With --witness, the checkpoint must also be cosigned by enough of those
+    witnesses before it is accepted.
 
     Exit 1 with ALARM and both checkpoints when the log forked or shrank, or the witnesses
-    did not cosign; 1 when a bundle is not in the log; 0 otherwise. Compare your state file
-    with another observer's with `fairdeal log compare`: alone, a monitor cannot see a log
-    that shows someone else another tree.
+    did not cosign; 1 with ALARM and both leaf indices for a match id dealt twice or a seal
+    without its genesis (the state file is then left as it was, so the alarm rings again);
+    1 when a bundle is not in the log; 0 otherwise. Compare your state file with another
+    observer's with `fairdeal log compare`: alone, a monitor cannot see a log that shows
+    someone else another tree.
     """
     witnesses = witness_policy(witness_texts, quorum)
     client = _client(url)
@@ -312,10 +422,15 @@ def monitor(url: str, bundles: tuple[str, ...], state_path: str, log_key: str | 
             # not accepted, so not remembered: the next run asks again
             raise click.ClickException(f"ALARM: {e}\n--- the checkpoint served ---\n"
                                        f"{text}") from None
+    scanned, alarms, scan = _scan_leaves(client, state, checkpoint, key, deep)
+    for line in [*scanned, *alarms]:
+        click.echo(line)
     lines = [_bundle_in_log(client, bundle, key, checkpoint) for bundle in bundles]
     for line in lines:
         click.echo(line)
-    _write_state(path, {"log_key": key.text(), "checkpoint": text})
+    if alarms:
+        raise SystemExit(1)
+    _write_state(path, {"log_key": key.text(), "checkpoint": text, "scan": scan})
     if any(line.startswith("FAIL") for line in lines):
         raise SystemExit(1)
 

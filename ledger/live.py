@@ -242,7 +242,11 @@ class LiveMatches:
                 update.update(self._seal_fields(bundle))
             stored = [StoredEvent.of(event, checked=False) for event in new]
             if stored[-1].type == "reveal":  # sealed: its head joins the log with it
-                leaf = seal_leaf(live.match_id, stored[-1].seq, stored[-1].hash)
+                # the seal names the genesis leaf it closes: counting is per leaf, so a match
+                # id dealt twice leaves its other genesis open (None only for a match the log
+                # never held: the old seal format then, which a monitor reports)
+                leaf = seal_leaf(live.match_id, stored[-1].seq, stored[-1].hash,
+                                 self.log.genesis_index(live.match_id))
             # set only what changed since this process last wrote the row: every column left
             # out is an index SQLite need not rewrite (status, deadline_ms), a page less to
             # write and sync per move

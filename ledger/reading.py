@@ -275,9 +275,10 @@ class ReadSide(Deadlines):
 
     def seat_counts(self) -> dict[str, tuple[int, int]]:
         """Per player name: matches created with them, and of those never sealed — counted
-        from the transparency log, where every match is a leaf from its creation on (imported
-        matches are not this server's and are not counted)."""
-        return log_seat_counts(leaf for _, leaf in self.log.every_leaf())
+        from the transparency log, where every match is a leaf from its creation on, per
+        genesis leaf (a match id dealt twice counts twice; imported matches are not this
+        server's and are not counted)."""
+        return log_seat_counts(self.log.every_leaf())
 
     def _pages(self, page: int, status: Sequence[str] | None) -> Iterator[dict[str, Any]]:
         after: tuple[int, str] | None = None

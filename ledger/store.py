@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import threading
 import time
@@ -49,7 +50,7 @@ from fairdeal.verifier.hashing import Tag, tag_prefix
 
 from .errors import ConflictError
 from .tables import EventRow, MatchRow
-from .tlog import LOG_TABLES, append_leaf
+from .tlog import LOG_TABLES, MatchIdUsed, append_leaf, genesis_index
 
 __all__ = [
     "DB_FILE",
@@ -89,6 +90,10 @@ _SQLITE_TRIGGERS += tuple(
     f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb.lower()} BEFORE {verb} ON {table} "
     f"BEGIN SELECT RAISE(ABORT, 'the log is append-only: {verb} refused'); END"
     for table in _LOG_TABLE_NAMES for verb in ("UPDATE", "DELETE"))
+# one genesis leaf per match id (ledger/tlog.py): a partial unique index, in both dialects'
+# words, created beside the triggers so that a database made before it gets it too
+_ONE_GENESIS = ("CREATE UNIQUE INDEX IF NOT EXISTS log_leaves_one_genesis ON log_leaves "
+                "(match_id) WHERE kind = 'genesis'")
 _PG_TRIGGERS = (
     ("CREATE OR REPLACE FUNCTION fairdeal_events_append_only() RETURNS trigger "
      "LANGUAGE plpgsql AS $$ BEGIN "
@@ -178,6 +183,11 @@ def _create_schema(engine: Engine, pg_schema: str | None) -> None:
             SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS, *LOG_TABLES])
             for statement in _PG_TRIGGERS:
                 conn.execute(text(statement))
+            try:
+                with conn.begin_nested():
+                    conn.execute(text(_ONE_GENESIS))
+            except IntegrityError:
+                _two_geneses_warning()
         return
     # several processes may start at once on one file: the loser of a CREATE race retries
     for attempt in range(5):
@@ -186,11 +196,26 @@ def _create_schema(engine: Engine, pg_schema: str | None) -> None:
                 SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS, *LOG_TABLES])
                 for statement in _SQLITE_TRIGGERS:
                     conn.execute(text(statement))
+            try:
+                with engine.begin() as conn:
+                    conn.execute(text(_ONE_GENESIS))
+            except IntegrityError:
+                _two_geneses_warning()
             return
         except OperationalError:
             if attempt == 4:
                 raise
             time.sleep(0.05 * (attempt + 1))
+
+
+def _two_geneses_warning() -> None:
+    """The log already holds two genesis leaves of one match id, so the unique index cannot be
+    made: start anyway (append_leaf still refuses a new one under the log's lock), and say so —
+    the log itself is the evidence, which ``fairdeal log monitor`` reports."""
+    logging.getLogger(__name__).warning(
+        "the transparency log holds two genesis leaves of one match id: a match id was dealt "
+        "twice (run `fairdeal log monitor` to list them); index log_leaves_one_genesis not "
+        "created")
 
 
 @dataclass(frozen=True, slots=True)
@@ -648,6 +673,10 @@ class EventStore:
                 return None
         except IntegrityError as e:
             if self.match(row["id"]) is None:
+                with self.engine.connect() as conn:
+                    used = genesis_index(conn, row["id"])
+                if used is not None:  # the unique index refused a second genesis leaf
+                    raise MatchIdUsed(row["id"], used) from e
                 raise  # not a duplicate id: a bug in the caller, not a conflict
             raise ConflictError(f"a match with id {row['id']!r} already exists",
                                 code="match-exists") from e

@@ -11,6 +11,12 @@ lock, SQLite's single writer (the caller has written first, so it holds the writ
 the leaf index is a primary key, so even a writer that skipped the lock could not fork the tree;
 indices come from ``MAX(idx) + 1`` under that lock, so there is no gap either.
 
+One genesis per match id: ``append_leaf`` refuses a genesis leaf for a match id the log already
+holds a genesis leaf of (checked under the same lock, and again by the partial unique index
+``log_leaves_one_genesis`` the store creates), so an operator who deleted a match from its own
+tables cannot deal it again under its id through this code; a log that holds two anyway is what
+``fairdeal log monitor`` raises an alarm for (``verifier.logscan``).
+
 Checkpoints: ``TransparencyLog.checkpoint()`` signs the current size once, after proving it
 consistent with the last checkpoint signed (from the stored nodes, with the verifier's own
 consistency check): the server never signs two inconsistent checkpoints, even if its tables
@@ -51,13 +57,14 @@ from fairdeal.verifier.note import (
     sign_note,
 )
 
-from .errors import BadRequest, LedgerError
+from .errors import BadRequest, ConflictError, LedgerError
 from .tables import LogCheckpointRow, LogCosignatureRow, LogLeafRow, LogNodeRow
 
 __all__ = [
     "LOG_TABLES",
     "LogError",
     "LogSummary",
+    "MatchIdUsed",
     "TransparencyLog",
     "append_leaf",
     "default_origin",
@@ -81,6 +88,26 @@ class LogError(LedgerError):
 
     code = "log-refused"
     status = 500
+
+
+class MatchIdUsed(ConflictError):
+    """A match id the log already holds a genesis leaf of: every match id is dealt once."""
+
+    code = "match-id-used"
+
+    def __init__(self, match_id: str, index: int) -> None:
+        super().__init__(f"match id {match_id!r} was dealt before (the log holds its genesis "
+                         f"leaf {index}): a match id is never dealt twice", code=self.code)
+        self.match_id = match_id
+        self.index = index
+
+
+def genesis_index(conn: Connection, match_id: str) -> int | None:
+    """The index of the genesis leaf of ``match_id``, if the log holds one (the latest, if a
+    damaged log holds several: the one the match's current row was created with)."""
+    value = conn.execute(select(func.max(_LEAVES.c.idx)).where(
+        _LEAVES.c.match_id == match_id, _LEAVES.c.kind == "genesis")).scalar()
+    return None if value is None else int(value)
 
 
 def default_origin(key_id: str) -> str:
@@ -147,9 +174,16 @@ def append_leaf(conn: Connection, kind: str, match_id: str, body: bytes) -> int:
 
     Call it after the transaction's first write (SQLite then holds the write lock, so the
     size read here is the latest); on PostgreSQL it takes the log's advisory lock itself.
+    A genesis leaf for a match id the log already holds a genesis of raises MatchIdUsed.
     """
     if conn.dialect.name == "postgresql":
         conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": LOG_LOCK})
+    if kind == "genesis":
+        # under the lock: two writers of one id cannot both find none (the unique index
+        # log_leaves_one_genesis refuses the second even if one skipped this)
+        used = genesis_index(conn, match_id)
+        if used is not None:
+            raise MatchIdUsed(match_id, used)
     index = _size(conn)
     needs, _ = new_nodes(index)
     nodes = completed_nodes(index, leaf_hash(body), _nodes(conn, needs))
@@ -330,8 +364,14 @@ class TransparencyLog:
             raise BadRequest(f"the log has no leaf {index}", code="invalid-index")
         return str(value).encode("utf-8")
 
+    def genesis_index(self, match_id: str) -> int | None:
+        """The index of the match's genesis leaf (what its seal leaf names), if logged."""
+        with self.engine.connect() as conn:
+            return genesis_index(conn, match_id)
+
     def leaves_of(self, match_id: str) -> dict[str, tuple[int, bytes]]:
-        """A match's leaves by kind: ``{"genesis": (index, bytes), "seal": ...}``."""
+        """A match's leaves by kind: ``{"genesis": (index, bytes), "seal": ...}`` (in a
+        damaged log that holds two of one kind for the id, the latest)."""
         query = (select(_LEAVES.c.idx, _LEAVES.c.kind, _LEAVES.c.body)
                  .where(_LEAVES.c.match_id == match_id).order_by(_LEAVES.c.idx))
         with self.engine.connect() as conn:
@@ -375,9 +415,7 @@ class TransparencyLog:
             after = rows[-1][0]
 
     def unsealed(self) -> list[tuple[int, LogLeaf]]:
-        """The genesis leaves with no seal leaf: matches created and never finished (the
-        audit counts them per player). Reads the whole log, in pages."""
-        every = list(self.every_leaf())
-        still_open = {leaf.match_id for leaf in unsealed(leaf for _, leaf in every)}
-        return [(index, leaf) for index, leaf in every
-                if leaf.kind == "genesis" and leaf.match_id in still_open]
+        """The genesis leaves no seal leaf closes, per leaf (``verifier.logleaf.pair``):
+        matches created and never finished, a match id dealt twice and sealed once included
+        (the audit counts them per player). Reads the whole log, in pages."""
+        return unsealed(self.every_leaf())

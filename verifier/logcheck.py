@@ -7,7 +7,10 @@ seal leaf. Checking them, offline (docs/SPEC.md, "The transparency log"):
    that name by the key that sealed the bundle (the same server key);
 2. both proofs are against one checkpoint;
 3. the leaves are rebuilt from the bundle's own events, and each inclusion proof leads from
-   its leaf hash to the checkpoint's root;
+   its leaf hash to the checkpoint's root. The seal leaf names the index of the genesis leaf it
+   closes (format ``fairdeal.log/2``): it is rebuilt with the genesis proof's index, so a seal
+   that closes another genesis leaf is not in the tree; a seal leaf of format 1 (logged before
+   seals named their genesis) is accepted as it was, and the report says so;
 4. with a checkpoint the user trusts: same origin, signed by the same key, and either the
    very same tree (size and root) as the proofs' checkpoint, or the proofs are against it;
 5. with a witness policy: the proofs' checkpoint carries valid cosignatures of enough of the
@@ -60,8 +63,7 @@ def check_log(bundle: Bundle, hashes: list[str], server_public: bytes,
     """
     assert bundle.log is not None
     last = len(bundle.events) - 1
-    leaves = {"genesis": genesis_leaf(bundle.genesis),
-              "seal": seal_leaf(bundle.match_id, last, hashes[-1])}
+    leaves = {"genesis": genesis_leaf(bundle.genesis), "seal": b""}
     missing = [kind for kind in leaves if kind not in bundle.log]
     if missing:
         raise VerificationError("log", f"the bundle carries no inclusion proof of its "
@@ -79,18 +81,35 @@ def check_log(bundle: Bundle, hashes: list[str], server_public: bytes,
                                 "checkpoints")
     note_text = notes.pop()
     checkpoint = read_checkpoint(note_text, server_public)
-    # (3) each leaf, rebuilt from the events, is in the tree
+    # (3) each leaf, rebuilt from the events, is in the tree; the seal names the genesis leaf
+    # the genesis proof is of (format 2), or names none (format 1, the older seals)
+    first = proofs["genesis"].index
+    leaves["seal"] = seal_leaf(bundle.match_id, last, hashes[-1], first)
+    old_seal = seal_leaf(bundle.match_id, last, hashes[-1])
+    formats = ""
     for kind, proof in proofs.items():
         try:
             verify_inclusion(leaf_hash(leaves[kind]), proof.index, checkpoint.size,
                              proof.hashes, checkpoint.root)
         except ProofError as e:
+            if kind == "seal":
+                try:
+                    verify_inclusion(leaf_hash(old_seal), proof.index, checkpoint.size,
+                                     proof.hashes, checkpoint.root)
+                    formats = " (a seal leaf of format 1, which names no genesis leaf)"
+                    continue
+                except ProofError:
+                    pass
+                raise VerificationError(
+                    "log", f"the seal leaf (index {proof.index}) is not in the checkpointed "
+                    f"tree as the seal of this match closing its genesis leaf {first}: "
+                    f"{e}") from None
             raise VerificationError("log", f"the {kind} leaf (index {proof.index}) is not in "
                                     f"the checkpointed tree: {e}") from None
     if proofs["genesis"].index >= proofs["seal"].index:
         raise VerificationError("log", "the seal leaf comes before the genesis leaf")
-    detail = (f"genesis leaf {proofs['genesis'].index} and seal leaf {proofs['seal'].index} "
-              f"in {checkpoint.describe()}, signed by key {key_id(server_public)}")
+    detail = (f"genesis leaf {proofs['genesis'].index} and seal leaf {proofs['seal'].index}"
+              f"{formats} in {checkpoint.describe()}, signed by key {key_id(server_public)}")
     # (4) against the checkpoint the user trusts
     if trusted is not None:
         mine = read_checkpoint(trusted, server_public, checkpoint.origin)

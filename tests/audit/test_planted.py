@@ -14,6 +14,7 @@ from fairdeal.audit.report import build_report
 from fairdeal.audit.strength import standardise
 from fairdeal.audit.tally import Tally
 from fairdeal.games.arcomage.cards import CARD_BY_ID
+from fairdeal.verifier.logleaf import LogLeaf, seal_leaf, seat_counts
 
 from .conftest import deal_state, resigned_bundle, resigned_bundles
 
@@ -137,6 +138,45 @@ def test_a_server_that_abandons_a_players_weak_deals_fails_the_unsealed_test() -
     assert unsealed.verdict == "FAIL" and "highest: mallory" in unsealed.detail
     honest = _tally("player", 0.0, n=600)
     for name, (created, unsealed_count) in abandoned_matches(600, seed=12, q=0.0).items():
+        honest.count_unsealed(name, created, unsealed_count)
+    assert {r.name: r.verdict for r in run_tests(honest)}["unsealed"] == "PASS"
+
+
+def _redealt_log(n: int, seed: int, q: float) -> list[tuple[int, LogLeaf]]:
+    """The log of a server that, whenever mallory's hand came out the weaker, deletes the match
+    from its tables with probability ``q`` and deals again under the same match id (issue 18,
+    break 4): one genesis leaf per deal, one seal per id. ``n`` sealed matches in all."""
+    import random
+
+    from fairdeal.audit.planted import PLAYERS, _unfavourable, facts_of_deal
+
+    source, leaves, number = random.Random(seed), [], 0
+    for sealed in range(n):
+        match_id = f"m{sealed}"
+        while True:
+            players = tuple(source.sample(PLAYERS, 2))
+            facts = facts_of_deal("arcomage", {}, source.randbytes(32), players,  # type: ignore[arg-type]
+                                  source.randbytes(32))
+            leaves.append((number, LogLeaf("genesis", match_id, "0" * 64, b"", players)))
+            number += 1
+            if not (_unfavourable("player", facts) and source.random() < q):
+                break
+        leaves.append((number, LogLeaf.parse(seal_leaf(match_id, 9, "ab" * 32, number - 1))))
+        number += 1
+    return leaves
+
+
+def test_a_server_that_redeals_under_the_same_match_id_fails_the_unsealed_test() -> None:
+    """Counted per genesis leaf, the deals the server threw away under a reused match id are
+    unsealed matches like any other, and the abandoned-matches test names mallory; counted by
+    match id (as before), every id was sealed and the test saw nothing."""
+    tally = _tally("player", 0.0, n=600)
+    for name, (created, unsealed) in seat_counts(_redealt_log(600, seed=12, q=1.0)).items():
+        tally.count_unsealed(name, created, unsealed)
+    unsealed = {r.name: r for r in run_tests(tally)}["unsealed"]
+    assert unsealed.verdict == "FAIL" and "highest: mallory" in unsealed.detail
+    honest = _tally("player", 0.0, n=600)
+    for name, (created, unsealed_count) in seat_counts(_redealt_log(600, 12, 0.0)).items():
         honest.count_unsealed(name, created, unsealed_count)
     assert {r.name: r.verdict for r in run_tests(honest)}["unsealed"] == "PASS"
 

@@ -174,3 +174,34 @@ def test_a_malformed_log_field_is_a_format_error(log: Any) -> None:
 def test_the_note_in_a_proof_is_the_checkpoint_verbatim() -> None:
     assert TlogProof.from_text(HONEST["log"]["seal"]).note == NOTE
     assert Note.parse(NOTE).text == Checkpoint.from_note(NOTE)[0].text()
+
+
+# --- seal leaves that name their genesis (fairdeal.log/2) beside the older ones --------------
+
+SEAL_V2 = seal_leaf("logged", len(EVENTS) - 1, event_hash(EVENTS[-1]), 1)
+
+
+def _log_detail(report: Any) -> str:
+    return next(check.detail for check in report.checks if check.name == "log")
+
+
+def test_a_seal_naming_its_genesis_passes_and_an_old_one_still_does() -> None:
+    tree, note = _log([OTHERS[0], GENESIS, OTHERS[1], SEAL_V2])
+    new = _report({**BUNDLE, "log": _proofs(tree, note, 1, 3)})
+    assert new.ok, new.failure
+    assert _log_detail(new).startswith("genesis leaf 1 and seal leaf 3 in ")
+    old = _report(HONEST)
+    assert old.ok, old.failure
+    assert "seal leaf 4 (a seal leaf of format 1, which names no genesis leaf) in" \
+        in _log_detail(old)
+
+
+def test_a_seal_that_closes_another_genesis_leaf_fails_the_log_check() -> None:
+    """A re-deal under a used id: the bundle's genesis is leaf 2, its seal closes leaf 1 (the
+    other deal's). The seal rebuilt from this bundle names leaf 2: it is not in the tree."""
+    closes_other = seal_leaf("logged", len(EVENTS) - 1, event_hash(EVENTS[-1]), 1)
+    tree, note = _log([OTHERS[0], GENESIS, GENESIS, closes_other])
+    report = _report({**BUNDLE, "log": _proofs(tree, note, 2, 3)})
+    assert report.failure is not None and report.failure.check == "log"
+    assert ("the seal leaf (index 3) is not in the checkpointed tree as the seal of this match "
+            "closing its genesis leaf 2") in report.failure.reason
