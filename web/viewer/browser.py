@@ -60,8 +60,7 @@ def browser_verifier() -> dict[str, Any]:
     # the bytes it loaded, and says so when the two differ
     return {"enabled": True, "worker": worker, "version": PYODIDE_VERSION,
             "script": url_for("viewer.static", filename="browser-verify.js"),
-            "archive_sha256": archive_sha256(), "fairdeal_version": fairdeal_version(),
-            "archive_url": url_for("viewer.fairdeal_packages", _external=True)}
+            "archive_sha256": archive_sha256(), "fairdeal_version": fairdeal_version()}
 
 
 @bp.route("/pyodide/<version>/<name>")
