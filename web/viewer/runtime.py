@@ -108,6 +108,7 @@ _ZIP_UNIX = 3
 ARCHIVE_NAME = "fairdeal.zip"
 
 _archive: dict[str, tuple[bytes, str]] = {}
+_digest: dict[str, str] = {}
 _archive_lock = threading.Lock()
 
 
@@ -177,7 +178,12 @@ def archive_sha256() -> str:
     """The browser archive's full SHA-256 (hex), as /verify shows it and ``fairdeal
     verifier-hash`` prints it: what a visitor compares with a copy installed from the package
     index."""
-    return hashlib.sha256(package_archive()[0]).hexdigest()
+    data, _ = package_archive()
+    with _archive_lock:
+        # every page names it: hashed once per process, as the archive is built once
+        if "sha256" not in _digest:
+            _digest["sha256"] = hashlib.sha256(data).hexdigest()
+        return _digest["sha256"]
 
 
 def fairdeal_version() -> str:

@@ -10,8 +10,8 @@ import hashlib
 import io
 import json
 import subprocess
-import zipfile
 import sys
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
