@@ -86,8 +86,9 @@
     var note = document.getElementById("inputs-note");
     var fileBytes = null;
     var fileName = "";
+    var reading = Promise.resolve();  // a chosen file being read: a check waits for it
     if (!seatKeys) {
-      this.current = function () { return { seatKeys: null, receipts: null }; };
+      this.current = function () { return Promise.resolve({ seatKeys: null, receipts: null }); };
       return;
     }
     function describe() {
@@ -98,14 +99,19 @@
       note.textContent = parts.length ? "Checking with " + parts.join(" and ") +
         " (kept in this page, never sent)." : "";
     }
+    // what a check starting now verifies with (once a file being read has been read)
     this.current = function () {
-      var receipts = fileBytes || (pasted.value.trim() ? new TextEncoder().encode(pasted.value).buffer : null);
-      return { seatKeys: seatKeys.value.trim() || null, receipts: receipts };
+      return reading.then(function () {
+        var receipts = fileBytes || (pasted.value.trim() ? new TextEncoder().encode(pasted.value).buffer : null);
+        return { seatKeys: seatKeys.value.trim() || null, receipts: receipts };
+      });
     };
     file.addEventListener("change", function () {
       var chosen = file.files[0];
-      if (!chosen) { fileBytes = null; fileName = ""; describe(); onChange(); return; }
-      chosen.arrayBuffer().then(function (buffer) {
+      fileBytes = null;
+      fileName = "";
+      if (!chosen) { describe(); onChange(); return; }
+      reading = chosen.arrayBuffer().then(function (buffer) {
         fileBytes = buffer;
         fileName = chosen.name;
         describe();
@@ -272,7 +278,8 @@
         status.textContent = "Still starting the verifier in your browser… If this never " +
           "finishes, download the bundle and run `fairdeal verify` instead.";
       }, SLOW_MS);
-      bytes.then(function (data) { return verifier.verify(data, key, inputs.current()); })
+      Promise.all([bytes, inputs.current()])
+        .then(function (both) { return verifier.verify(both[0], key, both[1]); })
         .then(function (report) { clearTimeout(slow); show(report); }, function (error) {
           clearTimeout(slow);
           if (error instanceof InputError) {
@@ -359,7 +366,9 @@
       if (run !== generation) return Promise.resolve();
       var item = card(name);
       var key = document.getElementById("pinned-key").value.trim();
-      return verifier.verify(buffer, key, inputs.current()).then(function (report) {
+      return inputs.current().then(function (given) {
+        return verifier.verify(buffer, key, given);
+      }).then(function (report) {
         if (run !== generation) return;
         fill(item, report);
         done.push({ name: name, report: report });
