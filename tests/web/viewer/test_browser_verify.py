@@ -484,6 +484,25 @@ def test_seat_keys_and_receipts_on_verify_give_the_cli_s_verdict_and_are_never_s
     card = tab.locator(f".verify-result[data-name='{SIGNED.name}']").inner_text()
     assert "seat keys pinned: A, B" in card and "receipts: " in card
 
+    # a receipt the server signed for another event 5 than the bundle holds: FAIL receipts
+    from fairdeal.verifier.keys import SigningKey
+    from fairdeal.verifier.receipts import receipt_json
+
+    key = SigningKey.from_seed(hashlib.sha256(b"fairdeal fixtures\x00server key").digest())
+    contradicted = json.loads(receipts.read_text())
+    kept = contradicted["receipts"][5]
+    contradicted["receipts"][5] = receipt_json(kept["match_id"], 5, "ee" * 32, kept["ts"], key)
+    other_receipts = tmp_path / "contradicted.receipts.json"
+    other_receipts.write_text(json.dumps(contradicted))
+    receipt_sigs.append(contradicted["receipts"][5]["sig"])
+    tab.set_input_files("#receipts-file", str(other_receipts))
+    report = _verify_files(tab, [SIGNED])[SIGNED.name]
+    cli = _cli_reports([SIGNED], *[f"--seat-key={pin}" for pin in pins],
+                       "--receipts", str(other_receipts))[SIGNED.name]
+    assert (report["failure"]["check"], report["failure"]["seq"]) == ("receipts", 5)
+    assert _without_browser(report) == cli
+    tab.set_input_files("#receipts-file", str(receipts))
+
     # another key for seat B: FAIL seat-signatures, as the command line says
     wrong = "ed25519:" + "11" * 32
     tab.fill("#seat-keys", f"{pins[0]}\nB={wrong}")
