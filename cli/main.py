@@ -405,7 +405,8 @@ def main() -> None:  # pragma: no cover - console entry point
     cli()
 
 
-# the commands of other modules: gif; log monitor and log witness; serve, matches, export, ...
-from . import gif, log, service  # noqa: E402,F401
+# the commands of other modules: gif; log monitor and log witness; serve, matches, export, ...;
+# verifier-hash
+from . import gif, log, service, verifier_hash  # noqa: E402,F401
 from .audit import audit as _audit  # noqa: E402,F401  (fairdeal audit)
 from .dispute import dispute as _dispute  # noqa: E402,F401  (fairdeal dispute)

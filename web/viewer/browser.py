@@ -20,7 +20,15 @@ from flask import (
 )
 
 from . import bp
-from .runtime import PYODIDE_FILES, PYODIDE_VERSION, package_archive, runtime_dir, runtime_ready
+from .runtime import (
+    PYODIDE_FILES,
+    PYODIDE_VERSION,
+    archive_sha256,
+    fairdeal_version,
+    package_archive,
+    runtime_dir,
+    runtime_ready,
+)
 
 __all__ = ["WORKER_CSP", "browser_verifier"]
 
@@ -48,8 +56,11 @@ def browser_verifier() -> dict[str, Any]:
                       name=PYODIDE_FILES[0]).rsplit("/", 1)[0] + "/"
     packages = url_for("viewer.fairdeal_packages", v=etag)
     worker = url_for("viewer.verify_worker", runtime=runtime, packages=packages)
+    # what this server says its verifier is; the page shows the hash the browser computes over
+    # the bytes it loaded, and says so when the two differ
     return {"enabled": True, "worker": worker, "version": PYODIDE_VERSION,
-            "script": url_for("viewer.static", filename="browser-verify.js")}
+            "script": url_for("viewer.static", filename="browser-verify.js"),
+            "archive_sha256": archive_sha256(), "fairdeal_version": fairdeal_version()}
 
 
 @bp.route("/pyodide/<version>/<name>")

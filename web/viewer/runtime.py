@@ -24,10 +24,12 @@ import tarfile
 import tempfile
 import threading
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["PYODIDE_FILES", "PYODIDE_VERSION", "fetch_runtime", "package_archive",
-           "runtime_dir", "runtime_ready"]
+__all__ = ["ARCHIVE_NAME", "PYODIDE_FILES", "PYODIDE_VERSION", "archive_files", "archive_sha256",
+           "build_archive", "fairdeal_version", "fetch_runtime", "installed_roots",
+           "package_archive", "runtime_dir", "runtime_ready"]
 
 #: the pinned runtime: npm's version and the tarball's integrity (sha512) as npm prints it
 PYODIDE_VERSION = "0.29.5"
@@ -41,7 +43,6 @@ _STAMP = "VERSION"
 _DEFAULT = Path(__file__).resolve().parent / "static" / "pyodide"
 #: fairdeal's packages the browser runs: pure Python, no I/O (DESIGN.md)
 _PACKAGES = ("verifier", "games")
-_SOURCE_SUFFIXES = (".py", ".json", ".typed")
 
 
 def runtime_dir(configured: str | os.PathLike[str] | None = None) -> Path:
@@ -96,8 +97,71 @@ def fetch_runtime(folder: Path, npm: str | None = None) -> Path:
     return folder
 
 
+#: what the browser archive holds of each package: the files a wheel installs for it
+#: (pyproject.toml: every module, plus package data ``py.typed`` and ``*.json``)
+_DATA_NAMES = ("py.typed",)
+#: every entry's fixed metadata: a date (the zip format's epoch; the clock of the machine that
+#: built it never enters), regular-file permissions rw-r--r--, "made on Unix"
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+_ZIP_MODE = 0o100644
+_ZIP_UNIX = 3
+ARCHIVE_NAME = "fairdeal.zip"
+
 _archive: dict[str, tuple[bytes, str]] = {}
+_digest: dict[str, str] = {}
 _archive_lock = threading.Lock()
+
+
+def _archived(path: Path) -> bool:
+    return path.suffix in (".py", ".json") or path.name in _DATA_NAMES
+
+
+def archive_files(roots: Mapping[str, Path]) -> dict[str, Path]:
+    """The files of the browser archive, by their name in it (``fairdeal/verifier/verify.py``):
+    for each package in ``roots`` (``{"verifier": folder}``), its modules and package data and
+    those of every subpackage (a folder with an ``__init__.py``), as a wheel installs them. A
+    ``__pycache__``, a stray folder that is no package, an editor's ``.orig`` are left out."""
+    found: dict[str, Path] = {}
+
+    def walk(folder: Path, prefix: str) -> None:
+        for path in folder.iterdir():
+            if path.is_dir():
+                if (path / "__init__.py").is_file() and path.name != "__pycache__":
+                    walk(path, f"{prefix}{path.name}/")
+            elif path.is_file() and _archived(path):
+                found[f"{prefix}{path.name}"] = path
+
+    for name, root in roots.items():
+        walk(root, f"fairdeal/{name}/")
+    return found
+
+
+def build_archive(roots: Mapping[str, Path]) -> bytes:
+    """The browser archive of the packages in ``roots``, reproducibly: the same source files
+    give the same bytes on any machine. Entries are sorted by name (not the file system's
+    order); every entry has the same date, permissions and system whatever the files' mtimes,
+    modes or the umask; entries are stored, not deflated, because deflate's output depends on
+    the zlib build (zlib-ng, which some distributions ship as zlib, compresses differently)."""
+    buffer = io.BytesIO()
+    files = archive_files(roots)
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, _ZIP_DATE)
+            info.compress_type = zipfile.ZIP_STORED
+            info.create_system = _ZIP_UNIX
+            info.external_attr = _ZIP_MODE << 16
+            archive.writestr(info, files[name].read_bytes())
+    return buffer.getvalue()
+
+
+def installed_roots() -> dict[str, Path]:
+    """The installed packages the browser runs, by name: where ``fairdeal.verifier`` and
+    ``fairdeal.games`` are imported from."""
+    import fairdeal.games
+    import fairdeal.verifier
+
+    packages = {"verifier": fairdeal.verifier, "games": fairdeal.games}
+    return {name: Path(next(iter(packages[name].__path__))) for name in _PACKAGES}
 
 
 def package_archive() -> tuple[bytes, str]:
@@ -105,25 +169,31 @@ def package_archive() -> tuple[bytes, str]:
     built from the installed package, and its ETag. Built once per process."""
     with _archive_lock:
         if "zip" not in _archive:
-            import fairdeal.games
-            import fairdeal.verifier
-
-            buffer = io.BytesIO()
-            with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-                for name, package in zip(_PACKAGES, (fairdeal.verifier, fairdeal.games),
-                                         strict=True):
-                    root = Path(next(iter(package.__path__)))
-                    for path in sorted(root.rglob("*")):
-                        if path.suffix not in _SOURCE_SUFFIXES or "__pycache__" in path.parts:
-                            continue
-                        # a fixed date keeps the bytes (and the ETag) the same for the same code
-                        info = zipfile.ZipInfo(f"fairdeal/{name}/{path.relative_to(root)}",
-                                               (2020, 1, 1, 0, 0, 0))
-                        info.compress_type = zipfile.ZIP_DEFLATED
-                        archive.writestr(info, path.read_bytes())
-            data = buffer.getvalue()
+            data = build_archive(installed_roots())
             _archive["zip"] = (data, hashlib.sha256(data).hexdigest()[:32])
         return _archive["zip"]
+
+
+def archive_sha256() -> str:
+    """The browser archive's full SHA-256 (hex), as /verify shows it and ``fairdeal
+    verifier-hash`` prints it: what a visitor compares with a copy installed from the package
+    index."""
+    data, _ = package_archive()
+    with _archive_lock:
+        # every page names it: hashed once per process, as the archive is built once
+        if "sha256" not in _digest:
+            _digest["sha256"] = hashlib.sha256(data).hexdigest()
+        return _digest["sha256"]
+
+
+def fairdeal_version() -> str:
+    """The installed fairdeal's version: what ``pip install fairdeal==VERSION`` takes."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("fairdeal")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,9 +7,11 @@ load it again from the browser's cache."""
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import subprocess
 import sys
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -55,15 +57,23 @@ def _without_browser(report: dict[str, Any]) -> dict[str, Any]:
 
 
 class RequestLog:
-    """Every request the server saw: (method, path)."""
+    """Every request the server saw: (method, path); and each one whole — its query string,
+    headers and body — in ``raw``, to show what a request did not carry."""
 
     def __init__(self, app: Any) -> None:
         self.seen: list[tuple[str, str]] = []
+        self.raw: list[str] = []
         self._app = app.wsgi_app
         app.wsgi_app = self
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         self.seen.append((environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")))
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        body = environ["wsgi.input"].read(length) if length else b""
+        environ["wsgi.input"] = io.BytesIO(body)
+        headers = {name: value for name, value in environ.items() if name.startswith("HTTP_")}
+        self.raw.append(f"{environ['REQUEST_METHOD']} {environ.get('PATH_INFO', '')}?"
+                        f"{environ.get('QUERY_STRING', '')} {headers!r} {body!r}")
         return self._app(environ, start_response)
 
 
@@ -111,7 +121,7 @@ def browser() -> Iterator[Any]:
 def _tab(browser: Any, origin: str) -> tuple[Any, Any, dict[str, list[str]]]:
     """A tab whose network reaches ``origin`` only; what it tried is recorded."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tried: dict[str, list[str]] = {"blocked": [], "posts": [], "errors": []}
+    tried: dict[str, list[str]] = {"blocked": [], "posts": [], "errors": [], "requests": []}
 
     def route(request_route: Any) -> None:
         url = request_route.request.url
@@ -124,6 +134,9 @@ def _tab(browser: Any, origin: str) -> tuple[Any, Any, dict[str, list[str]]]:
     context.route("**/*", route)
     context.on("request", lambda request: request.method != "GET"
                and tried["posts"].append(f"{request.method} {request.url}"))
+    # every request whole, the worker's included: what it carried, to show what it did not
+    context.on("request", lambda request: tried["requests"].append(
+        f"{request.method} {request.url} {request.headers!r} {request.post_data!r}"))
     tab = context.new_page()
     tab.on("pageerror", lambda error: tried["errors"].append(str(error)))
     return context, tab, tried
@@ -339,3 +352,232 @@ def test_a_verifier_that_cannot_start_says_what_to_do_instead(
         assert tab.locator("#browser-disagreement").is_hidden()
         assert not tried["errors"]
         context.close()
+
+
+# --- a verifier you can check; the players' keys and receipts (issue 18, break 12) -----------
+
+SIGNED = FIXTURES / "honest" / "arcomage-signed-moves.json"
+
+
+def _seat_keys(path: Path) -> dict[str, str]:
+    """The keys the seats registered, by seat letter: what their players would pin."""
+    events = json.loads(path.read_text())["events"]
+    return {"AB"[event["seat"]]: event["public_key"] for event in events
+            if event["type"] == "seat_key"}
+
+
+def _receipts_file(path: Path, target: Path) -> Path:
+    """The receipts a player of ``path``'s match would have kept (``play --receipts``): one
+    for every event, signed by the server key that sealed the fixtures."""
+    from fairdeal.verifier.keys import SigningKey
+    from fairdeal.verifier.protocol import event_hash
+    from fairdeal.verifier.receipts import RECEIPTS_FORMAT, receipt_json
+
+    key = SigningKey.from_seed(hashlib.sha256(b"fairdeal fixtures\x00server key").digest())
+    events = json.loads(path.read_text())["events"]
+    match_id = events[0]["match_id"]
+    receipts = [receipt_json(match_id, seq, event_hash(event), event["ts"], key)
+                for seq, event in enumerate(events)]
+    target.write_text(json.dumps({"format": RECEIPTS_FORMAT, "match_id": match_id,
+                                  "server_key": key.public_text,
+                                  "seat_keys": list(_seat_keys(path).values()),
+                                  "receipts": receipts}))
+    return target
+
+
+def _cli_hash() -> str:
+    fairdeal = Path(sys.executable).with_name("fairdeal")
+    done = subprocess.run([str(fairdeal), "verifier-hash"], capture_output=True, text=True,
+                          check=True)
+    digest, name = done.stdout.split()
+    assert name == "fairdeal.zip"
+    return digest
+
+
+def _shown_hash(tab: Any) -> str:
+    tab.wait_for_selector("#verifier-hash[data-state=loaded]", timeout=SLOW)
+    shown: str = tab.locator("#verifier-hash-value").inner_text()
+    return shown
+
+
+def _give_inputs(tab: Any, seat_keys: str, receipts: Path | None) -> None:
+    tab.locator("#browser-inputs summary").click()
+    tab.fill("#seat-keys", seat_keys)
+    if receipts is None:
+        tab.set_input_files("#receipts-file", [])
+    else:
+        tab.set_input_files("#receipts-file", str(receipts))
+
+
+def _never_sent(site: dict[str, Any], tried: dict[str, list[str]], *secrets: str) -> None:
+    """No request the browser made, and none the server saw, carries any of ``secrets``."""
+    assert tried["requests"] and site["log"].raw
+    for secret in secrets:
+        assert not [r for r in tried["requests"] if secret in r], secret
+        assert not [r for r in site["log"].raw if secret in r], secret
+    assert tried["posts"] == [] and tried["blocked"] == []
+
+
+def test_the_verifier_hash_shown_is_the_loaded_archive_s_and_the_cli_s(
+        verify_tab: tuple[Any, dict[str, list[str]]], site: dict[str, Any]) -> None:
+    from urllib.request import urlopen
+
+    from fairdeal.web.viewer.runtime import package_archive
+
+    tab, tried = verify_tab
+    shown = _shown_hash(tab)
+    with urlopen(site["url"] + "/pyodide/fairdeal.zip") as response:
+        served = response.read()
+    assert shown == hashlib.sha256(served).hexdigest() == _cli_hash() \
+        == hashlib.sha256(package_archive()[0]).hexdigest()
+    assert len(shown) == 64
+    assert tab.locator("#verifier-hash-differs").is_hidden()
+    words = tab.locator("#verifier-hash").inner_text()
+    assert "a man in the middle, a stale cache, a page that lies" in words
+    assert "pip install fairdeal==0.1.0 && fairdeal verifier-hash" in words
+    assert not tried["errors"], tried["errors"]
+
+
+def test_the_hash_shown_is_computed_over_the_bytes_the_browser_loaded(
+        browser: Any, site: dict[str, Any]) -> None:
+    """Other bytes than the server names (a stale cache, a proxy, a patched archive): the page
+    shows their hash, not the server's claim, and says they differ."""
+    from fairdeal.web.viewer.runtime import archive_sha256, package_archive
+
+    buffer = io.BytesIO(package_archive()[0])
+    with zipfile.ZipFile(buffer, "a") as patched:
+        patched.writestr("fairdeal/verifier/patched.py", "PATCHED = True\n")
+    other = buffer.getvalue()
+    context, tab, tried = _tab(browser, site["url"])
+    context.route(lambda url: urlsplit(url).path == "/pyodide/fairdeal.zip",
+                  lambda request_route: request_route.fulfill(
+                      status=200, body=other, content_type="application/zip"))
+    tab.goto(f"{site['url']}/m/{site['ids']['arcomage-untimed']}")
+    tab.wait_for_selector("#verifier-hash[data-state=differs]", timeout=SLOW)
+    assert tab.locator("#verifier-hash-value").inner_text() == hashlib.sha256(other).hexdigest()
+    assert archive_sha256() != hashlib.sha256(other).hexdigest()
+    differs = tab.locator("#verifier-hash-differs")
+    assert differs.is_visible() and archive_sha256() in differs.inner_text()
+    assert not tried["errors"]
+    context.close()
+
+
+def test_seat_keys_and_receipts_on_verify_give_the_cli_s_verdict_and_are_never_sent(
+        verify_tab: tuple[Any, dict[str, list[str]]], site: dict[str, Any],
+        tmp_path: Path) -> None:
+    tab, tried = verify_tab
+    tab.locator("#forget-key").click()
+    keys = _seat_keys(SIGNED)
+    receipts = _receipts_file(SIGNED, tmp_path / "match.receipts.json")
+    receipt_sigs = [r["sig"] for r in json.loads(receipts.read_text())["receipts"]]
+    pins = [f"{seat}={key}" for seat, key in keys.items()]
+
+    # the right keys, as `simulate --signed` prints them, and the receipts: OK, both checked
+    _give_inputs(tab, "seat keys: " + " ".join(pins), receipts)
+    report = _verify_files(tab, [SIGNED])[SIGNED.name]
+    cli = _cli_reports([SIGNED], *[f"--seat-key={pin}" for pin in pins],
+                       "--receipts", str(receipts))[SIGNED.name]
+    assert report["ok"] and _without_browser(report) == cli
+    assert report["seat_keys_pinned"] == ["A", "B"]
+    checks = {check["name"]: check for check in report["checks"]}
+    assert checks["receipts"]["status"] == "pass" and checks["seat-signatures"]["status"] == "pass"
+    card = tab.locator(f".verify-result[data-name='{SIGNED.name}']").inner_text()
+    assert "seat keys pinned: A, B" in card and "receipts: " in card
+
+    # a receipt the server signed for another event 5 than the bundle holds: FAIL receipts
+    from fairdeal.verifier.keys import SigningKey
+    from fairdeal.verifier.receipts import receipt_json
+
+    key = SigningKey.from_seed(hashlib.sha256(b"fairdeal fixtures\x00server key").digest())
+    contradicted = json.loads(receipts.read_text())
+    kept = contradicted["receipts"][5]
+    contradicted["receipts"][5] = receipt_json(kept["match_id"], 5, "ee" * 32, kept["ts"], key)
+    other_receipts = tmp_path / "contradicted.receipts.json"
+    other_receipts.write_text(json.dumps(contradicted))
+    receipt_sigs.append(contradicted["receipts"][5]["sig"])
+    tab.set_input_files("#receipts-file", str(other_receipts))
+    report = _verify_files(tab, [SIGNED])[SIGNED.name]
+    cli = _cli_reports([SIGNED], *[f"--seat-key={pin}" for pin in pins],
+                       "--receipts", str(other_receipts))[SIGNED.name]
+    assert (report["failure"]["check"], report["failure"]["seq"]) == ("receipts", 5)
+    assert _without_browser(report) == cli
+    tab.set_input_files("#receipts-file", str(receipts))
+
+    # another key for seat B: FAIL seat-signatures, as the command line says
+    wrong = "ed25519:" + "11" * 32
+    tab.fill("#seat-keys", f"{pins[0]}\nB={wrong}")
+    tab.locator("#inputs-apply").click()
+    report = _verify_files(tab, [SIGNED])[SIGNED.name]
+    cli = _cli_reports([SIGNED], f"--seat-key={pins[0]}", f"--seat-key=B={wrong}",
+                       "--receipts", str(receipts))[SIGNED.name]
+    assert not report["ok"] and report["failure"]["check"] == "seat-signatures"
+    assert _without_browser(report) == cli
+    assert tab.locator(f".verify-result[data-name='{SIGNED.name}']").get_attribute(
+        "data-check") == "seat-signatures"
+
+    # a seat key that is not one: said in words, no verdict (the command line: a usage error)
+    tab.fill("#seat-keys", "B:" + wrong)
+    tab.locator("#inputs-apply").click()
+    tab.set_input_files("#verify-files", str(SIGNED))
+    tab.wait_for_selector(".verify-result[data-state=input-error]", timeout=SLOW)
+    assert tab.locator(".verify-result").inner_text() == \
+        f"Not checked: seat keys: expected SEAT=ed25519:HEX, got 'B:{wrong}'."
+    tab.locator("#forget-inputs").click()
+    _shot(tab, "verify-seat-keys-receipts")
+
+    # none of it left the browser: no request carries a key or a receipt
+    _never_sent(site, tried, *(key.removeprefix("ed25519:") for key in keys.values()),
+                wrong.removeprefix("ed25519:"), *receipt_sigs)
+    assert not tried["errors"], tried["errors"]
+
+
+def test_seat_keys_and_receipts_in_the_match_panel(
+        browser: Any, site: dict[str, Any], tmp_path: Path) -> None:
+    stem = SIGNED.stem
+    context, tab, tried = _match_tab(browser, site, stem)
+    assert _wait_browser_verdict(tab) == "agree", tab.locator("#browser-status").inner_text()
+    assert _shown_hash(tab) == _cli_hash()
+    served = tmp_path / f"{stem}.json"
+    served.write_bytes(site["ledger"].bundle(site["ids"][stem]))
+    keys = _seat_keys(SIGNED)
+    receipts = _receipts_file(SIGNED, tmp_path / "match.receipts.json")
+    receipt_sigs = [r["sig"] for r in json.loads(receipts.read_text())["receipts"]]
+    pins = [f"{seat}={key}" for seat, key in keys.items()]
+
+    # the players' own keys and receipts: the browser checks more than the server did, and
+    # that is no disagreement
+    _give_inputs(tab, "\n".join(pins), receipts)
+    tab.locator("#inputs-apply").click()
+    tab.wait_for_function("() => (window.fairdealBrowserReport.seat_keys_pinned || [])"
+                          ".length === 2", timeout=SLOW)
+    assert _wait_browser_verdict(tab) == "agree"
+    report = tab.evaluate("window.fairdealBrowserReport")
+    cli = _cli_reports([served], *[f"--seat-key={pin}" for pin in pins],
+                       "--receipts", str(receipts))[served.name]
+    assert report["ok"] and _without_browser(report) == cli
+    assert {c["name"]: c["status"] for c in report["checks"]}["receipts"] == "pass"
+    status = tab.locator("#browser-status").inner_text()
+    assert "seat keys pinned: A, B" in status and "receipts: " in status
+    assert tab.locator("#browser-disagreement").is_hidden()
+
+    # a wrong key for seat A: the browser refuses it, loudly, against the server's ✓
+    wrong = "ed25519:" + "22" * 32
+    tab.fill("#seat-keys", f"A={wrong}")
+    tab.locator("#inputs-apply").click()
+    tab.wait_for_function("() => document.getElementById('browser-verify').dataset.state "
+                          "=== 'disagree'", timeout=SLOW)
+    report = tab.evaluate("window.fairdealBrowserReport")
+    cli = _cli_reports([served], f"--seat-key=A={wrong}", "--receipts",
+                       str(receipts))[served.name]
+    assert report["failure"]["check"] == "seat-signatures" == cli["failure"]["check"]
+    assert _without_browser(report) == cli
+    assert "seat-signatures: server pass, browser fail" in \
+        tab.locator("#browser-disagreement").inner_text()
+    _shot(tab, "match-browser-wrong-seat-key")
+    tab.locator("#forget-inputs").click()
+    tab.wait_for_function("() => document.getElementById('browser-verify').dataset.state "
+                          "=== 'agree'", timeout=SLOW)
+    _never_sent(site, tried, *(key.removeprefix("ed25519:") for key in keys.values()),
+                wrong.removeprefix("ed25519:"), *receipt_sigs)
+    assert not tried["errors"]
+    context.close()

@@ -1,7 +1,9 @@
 /* fairdeal: verify in the visitor's own browser. The bundle's bytes (exactly the file
    `fairdeal verify` reads) go to a Web Worker running fairdeal's verifier under Pyodide; the
    result is shown beside the server's, and any disagreement loudly. On /verify the files never
-   leave the browser: nothing here sends anything but GETs to this site. */
+   leave the browser: nothing here sends anything but GETs to this site. Neither do the seat keys
+   and the receipts a visitor gives (what `fairdeal verify --seat-key` and `--receipts` take):
+   they are kept in this page's memory and handed to the worker only. */
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
@@ -19,7 +21,9 @@
       var pending = waiting[answer.id];
       delete waiting[answer.id];
       if (!pending) return;
-      if (answer.error) pending.reject(new Error(answer.error)); else pending.resolve(answer.report);
+      if (answer.error) pending.reject(new Error(answer.error));
+      else if (answer.inputError) pending.reject(new InputError(answer.inputError));
+      else pending.resolve(answer.archive || answer.report);
     };
     worker.onerror = function (event) {
       event.preventDefault();
@@ -29,15 +33,104 @@
         delete waiting[id];
       });
     };
-    this.verify = function (bytes, trustedKey) {
+    function ask(message, transfer) {
       if (broken) return Promise.reject(broken);
       var id = next++;
-      var copy = bytes.slice(0);  // the worker takes this copy; the page keeps the original
+      message.id = id;
       return new Promise(function (resolve, reject) {
         waiting[id] = { resolve: resolve, reject: reject };
-        worker.postMessage({ id: id, bundle: copy, trustedKey: trustedKey || null }, [copy]);
+        worker.postMessage(message, transfer);
+      });
+    }
+    // inputs: {seatKeys: text|null, receipts: ArrayBuffer|null}, as the command line takes them
+    this.verify = function (bytes, trustedKey, inputs) {
+      var copy = bytes.slice(0);  // the worker takes this copy; the page keeps the original
+      var receipts = inputs && inputs.receipts ? inputs.receipts.slice(0) : null;
+      return ask({ bundle: copy, trustedKey: trustedKey || null,
+                   seatKeys: inputs && inputs.seatKeys || null, receipts: receipts },
+                 receipts ? [copy, receipts] : [copy]);
+    };
+    // {sha256, bytes} of the fairdeal.zip the worker loaded (it starts the verifier)
+    this.archive = function () { return ask({ hash: true }, []); };
+  }
+
+  function InputError(message) { this.message = message; }
+  InputError.prototype = Object.create(Error.prototype);
+
+  // --- what the visitor verifies with: the verifier's own hash, seat keys, receipts ---------
+  function showArchive(verifier) {
+    var box = document.getElementById("verifier-hash");
+    if (!box) return;
+    verifier.archive().then(function (archive) {
+      var shown = document.getElementById("verifier-hash-value");
+      shown.textContent = archive.sha256;
+      box.setAttribute("data-sha256", archive.sha256);
+      var claimed = box.getAttribute("data-server-sha256");
+      // the server names its own archive: different bytes arrived (a stale cache, a proxy)
+      var differs = document.getElementById("verifier-hash-differs");
+      differs.hidden = archive.sha256 === claimed;
+      box.setAttribute("data-state", archive.sha256 === claimed ? "loaded" : "differs");
+    }, function (error) {
+      box.setAttribute("data-state", "error");
+      document.getElementById("verifier-hash-value").textContent =
+        "not computed (" + error.message + ")";
+    });
+  }
+
+  // the seat keys and receipts file: in this page's memory only, read when a check starts
+  function Inputs(onChange) {
+    var seatKeys = document.getElementById("seat-keys");
+    var file = document.getElementById("receipts-file");
+    var pasted = document.getElementById("receipts-pasted");
+    var forget = document.getElementById("forget-inputs");
+    var note = document.getElementById("inputs-note");
+    var fileBytes = null;
+    var fileName = "";
+    var reading = Promise.resolve();  // a chosen file being read: a check waits for it
+    if (!seatKeys) {
+      this.current = function () { return Promise.resolve({ seatKeys: null, receipts: null }); };
+      return;
+    }
+    function describe() {
+      var parts = [];
+      if (seatKeys.value.trim()) parts.push("seat keys to pin");
+      if (fileBytes) parts.push("receipts from " + fileName);
+      else if (pasted.value.trim()) parts.push("pasted receipts");
+      note.textContent = parts.length ? "Checking with " + parts.join(" and ") +
+        " (kept in this page, never sent)." : "";
+    }
+    // what a check starting now verifies with (once a file being read has been read)
+    this.current = function () {
+      return reading.then(function () {
+        var receipts = fileBytes || (pasted.value.trim() ? new TextEncoder().encode(pasted.value).buffer : null);
+        return { seatKeys: seatKeys.value.trim() || null, receipts: receipts };
       });
     };
+    file.addEventListener("change", function () {
+      var chosen = file.files[0];
+      fileBytes = null;
+      fileName = "";
+      if (!chosen) { describe(); onChange(); return; }
+      reading = chosen.arrayBuffer().then(function (buffer) {
+        fileBytes = buffer;
+        fileName = chosen.name;
+        describe();
+        onChange();
+      });
+    });
+    document.getElementById("inputs-apply").addEventListener("click", function () {
+      describe();
+      onChange();
+    });
+    forget.addEventListener("click", function () {
+      seatKeys.value = "";
+      pasted.value = "";
+      file.value = "";
+      fileBytes = null;
+      fileName = "";
+      describe();
+      onChange();
+    });
   }
 
   function storedKey() {
@@ -72,6 +165,18 @@
     return influence && influence.text ? influence.text : "";
   }
 
+  // what the visitor's own seat keys and receipts added to the verdict
+  function pinnedText(report) {
+    var text = "";
+    if (report.seat_keys_pinned && report.seat_keys_pinned.length) {
+      text += "; seat keys pinned: " + report.seat_keys_pinned.join(", ");
+    }
+    report.checks.forEach(function (check) {
+      if (check.name === "receipts" && check.status === "pass") text += "; receipts: " + check.detail;
+    });
+    return text;
+  }
+
   function summary(report) {
     var browser = report.browser || {};
     return "Python " + browser.python + " in this browser, Ed25519 " + browser.signatures +
@@ -102,6 +207,7 @@
     var status = document.getElementById("browser-status");
     var verifier = new Verifier(box.getAttribute("data-worker"));
     var started = performance.now();
+    var inputs = null;
     var bytes = fetch(box.getAttribute("data-bundle-url"), { credentials: "same-origin" })
       .then(function (response) {
         if (!response.ok) throw new Error("the bundle could not be fetched (HTTP " + response.status + ")");
@@ -126,8 +232,10 @@
         mark.textContent = MARKS[state] || "?";
         mark.title = "your browser: " + (mine ? mine.status + (mine.detail ? " — " + mine.detail : "") : "no such check");
         var server = row.getAttribute("data-status");
-        // a check one side never reached follows from an earlier difference: not listed
-        if (server !== "pending" && server !== state && server !== "not-checked" && state !== "not-checked") {
+        // a check one side never reached follows from an earlier difference: not listed; a
+        // check the server skipped and the browser passed is the visitor's own (receipts)
+        if (server !== "pending" && server !== state && server !== "not-checked" && state !== "not-checked" &&
+            !(server === "skipped" && state === "pass")) {
           differences.push(name + ": server " + server + ", browser " + state);
         }
       });
@@ -143,7 +251,7 @@
       verdict.id = "browser-verdict";
       status.appendChild(verdict);
       status.appendChild(el("span", "muted small", " " + summary(report) +
-        (report.key_pinned ? "; signed by the key you pinned" : "")));
+        (report.key_pinned ? "; signed by the key you pinned" : "") + pinnedText(report)));
       var failure = document.getElementById("browser-failure");
       failure.hidden = !report.failure;
       failure.textContent = failureText(report.failure);
@@ -170,16 +278,25 @@
         status.textContent = "Still starting the verifier in your browser… If this never " +
           "finishes, download the bundle and run `fairdeal verify` instead.";
       }, SLOW_MS);
-      bytes.then(function (data) { return verifier.verify(data, key); })
+      Promise.all([bytes, inputs.current()])
+        .then(function (both) { return verifier.verify(both[0], key, both[1]); })
         .then(function (report) { clearTimeout(slow); show(report); }, function (error) {
           clearTimeout(slow);
+          if (error instanceof InputError) {
+            box.setAttribute("data-state", "input-error");
+            status.textContent = "Not checked: " + error.message + ". Correct it, or forget " +
+              "the seat keys and receipts.";
+            return;
+          }
           box.setAttribute("data-state", "error");
           status.textContent = "The browser verifier could not run: " + error.message +
             ". Download the bundle and run `fairdeal verify` instead.";
         });
     }
     pinForm(function (key) { started = performance.now(); run(key); });
+    inputs = new Inputs(function () { started = performance.now(); run(storedKey()); });
     run(storedKey());
+    showArchive(verifier);
   }
 
   // --- /verify: files and pasted JSON, checked here, sent nowhere --------------------------
@@ -224,7 +341,7 @@
       if (report.match_id) {
         item.appendChild(el("p", "small", report.game + " · match " + report.match_id + " · " +
           report.events + " events" + (report.key_id ? " · signed by key " + report.key_id +
-          (report.key_pinned ? " (the key you pinned)" : " (not pinned)") : "")));
+          (report.key_pinned ? " (the key you pinned)" : " (not pinned)") : "") + pinnedText(report)));
       }
       var details = el("details", "every-check");
       details.open = !report.ok;
@@ -249,11 +366,19 @@
       if (run !== generation) return Promise.resolve();
       var item = card(name);
       var key = document.getElementById("pinned-key").value.trim();
-      return verifier.verify(buffer, key).then(function (report) {
+      return inputs.current().then(function (given) {
+        return verifier.verify(buffer, key, given);
+      }).then(function (report) {
         if (run !== generation) return;
         fill(item, report);
         done.push({ name: name, report: report });
       }, function (error) {
+        if (error instanceof InputError) {
+          item.setAttribute("data-state", "input-error");
+          item.textContent = "Not checked: " + error.message + ".";
+          done.push({ name: name, inputError: error.message });
+          return;
+        }
         item.setAttribute("data-state", "error");
         item.textContent = "The browser verifier could not run: " + error.message;
       });
@@ -298,7 +423,9 @@
       });
     });
     pinForm(function () { if (files.files.length) checkFiles(files.files); });
+    var inputs = new Inputs(function () { if (files.files.length) checkFiles(files.files); });
     box.setAttribute("data-state", "ready");
+    showArchive(verifier);
   }
 
   var matchBox = document.getElementById("browser-verify");

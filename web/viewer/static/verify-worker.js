@@ -2,10 +2,19 @@
    this server, pinned) with fairdeal's own verifier and games packages (one zip, built from the
    server's installed code), so the page stays responsive while a long match is checked.
 
-   Messages in:  {id, bundle: ArrayBuffer, trustedKey: string|null}
+   Messages in:  {id, bundle: ArrayBuffer, trustedKey: string|null, seatKeys: string|null,
+                  receipts: ArrayBuffer|null}   (seatKeys and receipts: what `fairdeal verify
+                  --seat-key` and `--receipts` take; they never leave this worker)
+                 {id, hash: true}   start the verifier, answer with the archive's hash only
    Messages out: {id, report: {...}}  the same JSON as `fairdeal verify --json`, plus
-                 report.browser = {python, signatures, pyodide, seconds, startup}
-                 {id, error: "..."}    the runtime failed (never a verdict)  */
+                 report.browser = {python, signatures, pyodide, seconds, startup,
+                                   archive_sha256}
+                 {id, archive: {sha256, bytes}}   the answer to {hash: true}
+                 {id, inputError: "..."}  a seat key or receipts file is not well-formed
+                 {id, error: "..."}    the runtime failed (never a verdict)
+
+   archive_sha256 is computed here, with crypto.subtle, over the very bytes unpacked into
+   Python: what a visitor compares with `fairdeal verifier-hash` from the package index. */
 "use strict";
 
 var params = new URL(self.location.href).searchParams;
@@ -13,6 +22,27 @@ var runtimeUrl = params.get("runtime");   // e.g. /pyodide/0.29.5/
 var packagesUrl = params.get("packages"); // e.g. /pyodide/fairdeal.zip?v=<etag>
 var ready = null;
 var startup = {};  // how long each part of the start took, in ms (the bench reports them)
+var archive = null;  // {sha256, bytes} of the fairdeal.zip this worker loaded
+
+function hex(buffer) {
+  return Array.prototype.map.call(new Uint8Array(buffer), function (byte) {
+    return (byte < 16 ? "0" : "") + byte.toString(16);
+  }).join("");
+}
+
+// SHA-256 of the archive; crypto.subtle exists only in a secure context (HTTPS or localhost):
+// elsewhere Python's hashlib computes it, over the same bytes, once Pyodide runs
+async function sha256(pyodide, buffer) {
+  if (self.crypto && self.crypto.subtle) return hex(await self.crypto.subtle.digest("SHA-256", buffer));
+  var digest = pyodide.runPython("import hashlib\nlambda data: hashlib.sha256(bytes(data)).hexdigest()");
+  var data = pyodide.toPy(new Uint8Array(buffer));
+  try {
+    return digest(data);
+  } finally {
+    data.destroy();
+    digest.destroy();
+  }
+}
 
 function boot() {
   if (!ready) {
@@ -24,15 +54,23 @@ function boot() {
       var t1 = performance.now();
       var response = await fetch(packagesUrl, { credentials: "same-origin" });
       if (!response.ok) throw new Error("fairdeal's packages: HTTP " + response.status);
-      pyodide.unpackArchive(await response.arrayBuffer(), "zip");
+      var zip = await response.arrayBuffer();
+      // hashed before unpacking, and these very bytes are the ones unpacked
+      archive = { sha256: await sha256(pyodide, zip), bytes: zip.byteLength };
+      pyodide.unpackArchive(zip, "zip");
       var t2 = performance.now();
       pyodide.runPython([
         "import json, sys, time",
         "from fairdeal.verifier.keys import signature_backend",
-        "from fairdeal.verifier.verify import verify_bytes",
-        "def _fairdeal_verify(data, trusted_key):",
+        "from fairdeal.verifier.inputs import InvalidInput, verify_with_inputs",
+        "def _fairdeal_verify(data, trusted_key, seat_keys, receipts):",
         "    started = time.perf_counter()",
-        "    report = verify_bytes(bytes(data), trusted_key or None).to_json()",
+        "    try:",
+        "        report = verify_with_inputs(bytes(data), trusted_key or None, seat_keys or None,",
+        "                                    None if receipts is None else bytes(receipts))",
+        "    except InvalidInput as e:",
+        "        return json.dumps({'input_error': str(e)})",
+        "    report = report.to_json()",
         "    report['browser'] = {'python': sys.version.split()[0],",
         "                         'signatures': signature_backend(),",
         "                         'seconds': round(time.perf_counter() - started, 3)}",
@@ -50,18 +88,30 @@ self.onmessage = async function (event) {
   var message = event.data || {};
   try {
     var pyodide = await boot();
+    if (message.hash) {
+      self.postMessage({ id: message.id, archive: archive });
+      return;
+    }
     var verify = pyodide.globals.get("_fairdeal_verify");
     var data = pyodide.toPy(new Uint8Array(message.bundle));
+    // undefined, not null, reaches Python as None
+    var receipts = message.receipts ? pyodide.toPy(new Uint8Array(message.receipts)) : undefined;
     var text;
     try {
-      text = verify(data, message.trustedKey || null);
+      text = verify(data, message.trustedKey || undefined, message.seatKeys || undefined, receipts);
     } finally {
       data.destroy();
+      if (receipts) receipts.destroy();
       verify.destroy();
     }
     var report = JSON.parse(text);
+    if (report.input_error) {
+      self.postMessage({ id: message.id, inputError: report.input_error });
+      return;
+    }
     report.browser.pyodide = pyodide.version;
     report.browser.startup = startup;
+    report.browser.archive_sha256 = archive.sha256;
     self.postMessage({ id: message.id, report: report });
   } catch (error) {
     self.postMessage({ id: message.id, error: String(error && error.message || error) });
