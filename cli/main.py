@@ -15,13 +15,12 @@ import click
 
 from fairdeal.games import GAME_NAMES, RulesError, get_bots, get_game, get_rules
 from fairdeal.verifier.bundle import MAX_BUNDLE_BYTES, Bundle, InvalidBundle
+from fairdeal.verifier.inputs import InvalidInput, resolve_inputs
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
 from fairdeal.verifier.receipts import (
     InvalidReceipts,
-    Receipt,
     ReceiptsFile,
     parse_receipts_file,
-    receipt_pins,
 )
 from fairdeal.verifier.replay import replay_steps
 from fairdeal.verifier.report import VerificationError
@@ -276,8 +275,12 @@ def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: 
     reports = []
     for path in bundle_paths(files, recursive):
         data = sys.stdin.buffer.read(MAX_BUNDLE_BYTES + 1) if path == "-" else _read(path)
-        pins, sources, receipts, receipts_for = _pins_and_receipts(path, data, pinned_seats,
-                                                                   receipts_files)
+        try:
+            use = resolve_inputs(data, pinned_seats, receipts_files)
+        except InvalidInput as e:
+            raise click.BadParameter(f"{path}: {e}", param_hint="--receipts") from None
+        pins, sources, receipts, receipts_for = (use.pins, use.sources, use.receipts,
+                                                 use.receipts_for)
         try:
             report = verify_bytes(data, trusted_key, pins, receipts, checkpoint, receipts_for,
                                   witnesses=witnesses)
@@ -295,53 +298,6 @@ def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: 
         click.echo(json.dumps(reports if len(reports) > 1 else reports[0], indent=2,
                               ensure_ascii=False))
     sys.exit(1 if failures else 0)
-
-
-def _pins_and_receipts(path: str, data: bytes, option_pins: dict[str, str],
-                       files: list[ReceiptsFile],
-                       ) -> tuple[dict[str, str], dict[str, str], list[Receipt] | None,
-                                  str | None]:
-    """What one bundle is verified with: its seat pins, where each came from, the receipts
-    and the match id they are for.
-
-    A bundle is checked against the receipts files of its own match (and any bare list of
-    receipts, which names no match); when every file given is for another match, the bundle
-    is checked against the first of them and so fails ``receipts``, naming both ids — a
-    receipts file never passes quietly for a bundle it is not about. The own files' seat keys
-    are pinned, except for a seat ``--seat-key`` pins itself."""
-    if not files and not option_pins:  # nothing to resolve: no second parse of the bundle
-        return option_pins, {}, None, None
-    try:
-        bundle = Bundle.from_bytes(data)
-    except InvalidBundle:  # verify_bytes says so, as a failure of `format`
-        return option_pins, {}, None, None
-    match_id = bundle.match_id
-    try:
-        genesis = bundle.events[0]
-        seat_names = get_rules(genesis["game"], genesis["rules_version"]).seat_names
-    except RulesError:  # the `rules` check fails on it; pins are resolved by verify_bytes
-        return option_pins, {}, ([] if files else None), None
-    if not files:
-        return (option_pins, receipt_pins(seat_names, (), option_pins)[1], None, None)
-    own = [file for file in files if file.match_id == match_id]
-    bare = [file for file in files if file.match_id is None]
-    foreign = [file for file in files if file.match_id not in (None, match_id)]
-    receipts = [receipt for file in own + bare for receipt in file.receipts]
-    receipts_for = match_id if own else foreign[0].match_id if foreign and not bare else None
-    keys: list[str | None] = []
-    for file in own:
-        for seat, key in enumerate(file.seat_keys):
-            keys.extend([None] * (seat + 1 - len(keys)))
-            if key is not None and keys[seat] not in (None, key):
-                raise click.BadParameter(
-                    f"two receipts files of match {match_id} record different keys for seat "
-                    f"{seat}: {keys[seat]} and {key}", param_hint="--receipts")
-            keys[seat] = keys[seat] or key
-    try:
-        pins, sources = receipt_pins(seat_names, keys, option_pins)
-    except InvalidReceipts as e:
-        raise click.BadParameter(f"{path}: {e}", param_hint="--receipts") from None
-    return pins, sources, receipts, receipts_for
 
 
 @cli.command()

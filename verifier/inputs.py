@@ -8,13 +8,19 @@ The visitor types or drops them into the page; they stay in the browser (the Web
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
+from fairdeal.games import RulesError, get_rules
+
+from .bundle import Bundle, InvalidBundle
 from .keys import InvalidKey, parse_public_key
-from .receipts import InvalidReceipts, Receipt, parse_receipts
+from .receipts import InvalidReceipts, Receipt, ReceiptsFile, parse_receipts_file, receipt_pins
 from .report import Report
 from .verify import UnknownSeat, verify_bytes
 
-__all__ = ["InvalidInput", "parse_seat_keys", "verify_with_inputs"]
+__all__ = ["InvalidInput", "Resolved", "parse_seat_keys", "resolve_inputs",
+           "verify_with_inputs"]
 
 #: what `fairdeal simulate --signed` prints before the keys ("  seat keys: A=… B=…")
 _LABEL = re.compile(r"\s*seat keys\s*:", re.IGNORECASE)
@@ -53,24 +59,90 @@ def parse_seat_keys(text: str) -> dict[str, str]:
     return pins
 
 
+@dataclass(frozen=True)
+class Resolved:
+    """What one bundle is verified with: the seat pins (as ``verify_bytes`` takes them), where
+    each pin came from (seat name → PIN_FROM_OPTION or PIN_FROM_RECEIPTS), the receipts to
+    check (None: none given) and the match id they are for (``receipts_for``)."""
+
+    pins: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    receipts: list[Receipt] | None = None
+    receipts_for: str | None = None
+
+
+def resolve_inputs(data: bytes | str, option_pins: Mapping[str, str],
+                   files: Sequence[ReceiptsFile]) -> Resolved:
+    """The pins and receipts one bundle is verified with, as ``fairdeal verify`` and the
+    browser both resolve them.
+
+    A bundle is checked against the receipts files of its own match (and any bare list of
+    receipts, which names no match); when every file given is for another match, the bundle is
+    checked against the first of them and so fails ``receipts``, naming both ids — a receipts
+    file never passes quietly for a bundle it is not about. The own files' seat keys are
+    pinned, except for a seat ``option_pins`` (``--seat-key``) pins itself. Raises
+    InvalidInput when two files of the match disagree on a seat's key, or a file names a seat
+    the match does not have."""
+    pins = dict(option_pins)
+    if not files and not pins:  # nothing to resolve: no second parse of the bundle
+        return Resolved(pins)
+    try:
+        bundle = Bundle.from_bytes(data)
+    except InvalidBundle:  # verify_bytes says so, as a failure of `format`
+        return Resolved(pins)
+    match_id = bundle.match_id
+    try:
+        genesis = bundle.events[0]
+        seat_names = get_rules(genesis["game"], genesis["rules_version"]).seat_names
+    except RulesError:  # the `rules` check fails on it; pins are resolved by verify_bytes
+        return Resolved(pins, receipts=[] if files else None)
+    if not files:
+        return Resolved(pins, receipt_pins(seat_names, (), pins)[1])
+    own = [file for file in files if file.match_id == match_id]
+    bare = [file for file in files if file.match_id is None]
+    foreign = [file for file in files if file.match_id not in (None, match_id)]
+    receipts = [receipt for file in own + bare for receipt in file.receipts]
+    receipts_for = match_id if own else foreign[0].match_id if foreign and not bare else None
+    keys: list[str | None] = []
+    for file in own:
+        for seat, key in enumerate(file.seat_keys):
+            keys.extend([None] * (seat + 1 - len(keys)))
+            if key is not None and keys[seat] not in (None, key):
+                raise InvalidInput(f"two receipts files of match {match_id} record different "
+                                   f"keys for seat {seat}: {keys[seat]} and {key}")
+            keys[seat] = keys[seat] or key
+    try:
+        resolved, sources = receipt_pins(seat_names, keys, pins)
+    except InvalidReceipts as e:
+        raise InvalidInput(str(e)) from None
+    return Resolved(resolved, sources, receipts, receipts_for)
+
+
 def verify_with_inputs(data: bytes | str, trusted_key: str | None = None,
                        seat_keys: str | None = None,
                        receipts: bytes | str | None = None) -> Report:
     """``verify_bytes`` over a bundle's bytes with a visitor's inputs: ``trusted_key`` (the
     server key, ``--trusted-key``), ``seat_keys`` as text (``--seat-key``, see
-    :func:`parse_seat_keys`) and a receipts file's bytes (``--receipts``), exactly as
-    ``fairdeal verify`` passes them. Raises InvalidInput for an input that is not well-formed
-    (never for a bundle: that is the report's failure)."""
+    :func:`parse_seat_keys`) and a receipts file's bytes (``--receipts``), resolved exactly as
+    ``fairdeal verify`` resolves them (:func:`resolve_inputs`: the file's seat keys pinned
+    unless a seat key given overrides them, the receipts bound to their match). Raises
+    InvalidInput for an input that is not well-formed (never for a bundle: that is the
+    report's failure)."""
     pins = parse_seat_keys(seat_keys) if seat_keys else {}
-    parsed: list[Receipt] | None = None
+    files: list[ReceiptsFile] = []
     if receipts is not None:
         try:
-            parsed = parse_receipts(receipts)
+            files.append(parse_receipts_file(receipts))
         except InvalidReceipts as e:
             words = str(e)
             raise InvalidInput(words if words.startswith("receipts file")
                                else f"receipts file: {words}") from None
+    use = resolve_inputs(data, pins, files)
     try:
-        return verify_bytes(data, trusted_key or None, pins, parsed)
+        report = verify_bytes(data, trusted_key or None, use.pins, use.receipts,
+                              receipts_for=use.receipts_for)
     except UnknownSeat as e:
         raise InvalidInput(f"seat keys: {e}") from None
+    if use.sources:
+        report.facts["pin_sources"] = use.sources
+    return report
