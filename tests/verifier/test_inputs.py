@@ -42,12 +42,16 @@ def test_the_verdict_is_verify_bytes_with_the_same_inputs() -> None:
     keys = {"AB"[e["seat"]]: e["public_key"] for e in json.loads(data)["events"]
             if e["type"] == "seat_key"}
     text = " ".join(f"{seat}={key}" for seat, key in keys.items())
-    assert verify_with_inputs(data, None, text).to_json() == verify_bytes(data, None, keys) \
-        .to_json()
+    pinned = verify_with_inputs(data, None, text).to_json()
+    # where each pin came from, as `fairdeal verify` reports it
+    assert pinned.pop("pin_sources") == {"A": "pinned by --seat-key", "B": "pinned by --seat-key"}
+    assert pinned == verify_bytes(data, None, keys).to_json()
     wrong = verify_with_inputs(data, None, f"B={KEY_B}")
     assert not wrong.ok and wrong.failure is not None
     assert wrong.failure.check == "seat-signatures"
-    assert wrong.to_json() == verify_bytes(data, None, {"B": KEY_B}).to_json()
+    wrong_json = wrong.to_json()
+    wrong_json.pop("pin_sources")
+    assert wrong_json == verify_bytes(data, None, {"B": KEY_B}).to_json()
     receipts = json.dumps([])
     assert verify_with_inputs(data, None, None, receipts).to_json() == \
         verify_bytes(data, None, {}, parse_receipts(receipts)).to_json()
