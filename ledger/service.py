@@ -98,10 +98,10 @@ class Ledger(ReadSide):
         The tokens are returned here once and only their hashes are kept. A seat that has not
         fixed its seed ``seed_deadline_ms`` after the creation (default: the turn limit but at
         least MIN_SEATING_MS, or DEFAULT_SEED_DEADLINE_MS without one; never less than
-        MIN_SEATING_MS, which every verifier checks) is declined by the server; a seat that committed
-        and has not revealed as long after the last seed was fixed forfeits. ``protocol`` is
-        always the current one for new matches; ``fairdeal/1`` exists so that the tests can
-        recreate a live match of a database that predates version 2.
+        MIN_SEATING_MS, which every verifier checks) is declined by the server; a seat that
+        committed and has not revealed as long after the last seed was fixed forfeits.
+        ``protocol`` is always the current one for new matches; ``fairdeal/1`` exists so that
+        the tests can recreate a live match of a database that predates version 2.
         """
         try:
             rules = get_game(game)
