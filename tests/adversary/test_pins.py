@@ -185,6 +185,21 @@ def test_an_expiry_of_a_pinned_seat_that_never_registered_its_key_fails(ledger, 
     assert reason.startswith("seat B (player B) is pinned but registered no key")
 
 
+def test_unsigned_seeds_of_the_servers_choosing_fail_at_the_pinned_seats_seed(
+        ledger, clock, server_key) -> None:
+    """Inside fairdeal/2, without the expiries: no seat_key, one-step seeds the server chose,
+    every move its own. Pinned, it fails at the pinned seat's seed, the first event of it that
+    should have been signed."""
+    match = _honest(ledger, clock)
+    forged = server_written(match.bundle(), server_key, seeds={0: "c3" * 32, 1: "d4" * 32})
+    assert verify(forged, server_key).ok
+    seed = _first(forged, "client_seed", 1)
+    check, seq, reason = _failure(verify(forged, server_key, match.players[1].pin))
+    assert (check, seq) == ("seat-signatures", seed["seq"])
+    assert reason.startswith("seat B (player B) is pinned but this seed is not signed by it: "
+                             "the seat registered no key before it")
+
+
 def test_an_expired_pinned_seat_whose_moves_the_server_wrote_fails_at_its_first_move(
         ledger, clock, server_key) -> None:
     """The server registers the players' real public keys (it knows them), declares both seeds
