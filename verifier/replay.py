@@ -212,7 +212,7 @@ class MatchReplayer:
                    else "the event carries no signature")
             raise VerificationError(
                 check, f"{self.seat_name(seat)} is pinned but this "
-                f"{_WHAT.get(event['type'], event['type'])} is not signed by it: {why}",
+                f"{_what(event)} is not signed by it: {why}",
                 event["seq"])
         if key is None:
             if "sig" in event:
@@ -233,7 +233,7 @@ class MatchReplayer:
             if pinned is not None:
                 raise VerificationError(
                     check, f"{self.seat_name(seat)} is pinned but this "
-                    f"{_WHAT.get(event['type'], event['type'])} is not signed by it: the "
+                    f"{_what(event)} is not signed by it: the "
                     f"signature is not the pinned key {key_id(pinned)}'s (the event was "
                     "altered or forged)", event["seq"])
             raise VerificationError(
@@ -596,6 +596,12 @@ class MatchReplayer:
 #: what an event of a seat is, in words, for the failures of a pinned seat
 _WHAT = {"seed_commit": "seed commitment", "client_seed": "seed", "seed_reveal": "seed reveal",
          "move": "move", "resign": "resignation"}
+
+
+def _what(event: Mapping[str, Any]) -> str:
+    if event["type"] == "client_seed" and event.get("client_seed") is None:
+        return "decline of a seed"
+    return _WHAT.get(event["type"], event["type"])
 
 #: each event type's handler by its method's name (the genesis has none: it is read when the
 #: replayer is made): a dictionary lookup per event instead of getattr on the instance

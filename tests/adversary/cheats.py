@@ -324,7 +324,7 @@ def reforged_under(bundle: dict[str, Any], key: SigningKey) -> dict[str, Any]:
 
 
 def server_written(bundle: dict[str, Any], key: SigningKey, *, protocol: str = PROTOCOL_V2,
-                   seating_ms: int | None = None, seeds: dict[int, str] | None = None,
+                   seating_ms: int | None = None, seeds: dict[int, str | None] | None = None,
                    keys: dict[int, str] | None = None,
                    choose: Callable[[Any, list[Any]], Any] = lambda state, options: options[0],
                    ) -> dict[str, Any]:
@@ -333,9 +333,10 @@ def server_written(bundle: dict[str, Any], key: SigningKey, *, protocol: str = P
     ``protocol`` (fairdeal/2: with ``seating_ms``, the original's by default); a ``seat_key``
     for each seat in ``keys`` (players' public keys: the server knows them, it cannot sign with
     them); each seat's seed fixed by the server itself — ``seeds[seat]`` as an unsigned
-    ``client_seed`` of its choosing, or under fairdeal/2 for a seat not in ``seeds`` a
-    ``seed_expired`` stamped at the seating deadline; every play its own, unsigned; the reveal,
-    and its seal. No log proofs: the log holds the real match, so the forger leaves them out."""
+    ``client_seed`` of its choosing (None: a decline), or under fairdeal/2 for a seat not in
+    ``seeds`` a ``seed_expired`` stamped at the seating deadline; every play its own, unsigned;
+    the reveal, and its seal. No log proofs: the log holds the real match, so the forger
+    leaves them out."""
     seeds, keys = seeds or {}, keys or {}
     original = bundle["events"][0]
     server_seed = bytes.fromhex(bundle["events"][-1]["server_seed"])

@@ -198,6 +198,12 @@ def test_unsigned_seeds_of_the_servers_choosing_fail_at_the_pinned_seats_seed(
     assert (check, seq) == ("seat-signatures", seed["seq"])
     assert reason.startswith("seat B (player B) is pinned but this seed is not signed by it: "
                              "the seat registered no key before it")
+    # a decline the server wrote for the pinned seat is no more the player's
+    declined = server_written(match.bundle(), server_key, seeds={0: "c3" * 32, 1: None})
+    check, seq, reason = _failure(verify(declined, server_key, match.players[1].pin))
+    assert (check, seq) == ("seat-signatures", _first(declined, "client_seed", 1)["seq"])
+    assert reason.startswith("seat B (player B) is pinned but this decline of a seed is not "
+                             "signed by it")
 
 
 def test_an_expired_pinned_seat_whose_moves_the_server_wrote_fails_at_its_first_move(
