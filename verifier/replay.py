@@ -601,7 +601,8 @@ _WHAT = {"seed_commit": "seed commitment", "client_seed": "seed", "seed_reveal":
 def _what(event: Mapping[str, Any]) -> str:
     if event["type"] == "client_seed" and event.get("client_seed") is None:
         return "decline of a seed"
-    return _WHAT.get(event["type"], event["type"])
+    kind: str = event["type"]
+    return _WHAT.get(kind, kind)
 
 #: each event type's handler by its method's name (the genesis has none: it is read when the
 #: replayer is made): a dictionary lookup per event instead of getattr on the instance
