@@ -11,6 +11,7 @@ import click
 
 from fairdeal.verifier.dispute import DisputeError, dispute_report
 from fairdeal.verifier.dispute_html import dispute_html
+from fairdeal.verifier.verify import UnknownSeat
 
 from .main import cli
 
@@ -49,6 +50,8 @@ def dispute(bundle: str, step: int, as_json: bool, out: str | None, trusted_key:
         pins[seat.strip()] = key.strip()
     try:
         report = dispute_report(data, step, trusted_key=trusted_key, seat_keys=pins)
+    except UnknownSeat as e:  # a label the match has no seat for ("²", "C"): a usage error
+        raise click.BadParameter(f"{bundle}: {e}", param_hint="--seat-key") from None
     except DisputeError as e:
         if "step" in str(e) and "does not exist" in str(e):
             raise click.BadParameter(str(e), param_hint="--step") from None

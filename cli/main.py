@@ -218,8 +218,10 @@ def _read(path: str) -> bytes:
 @click.option("--trusted-key", default=None, metavar="ed25519:HEX",
               help="Pin the server key: fail unless the bundle is signed by it.")
 @click.option("--seat-key", "seat_keys", multiple=True, metavar="SEAT=ed25519:HEX",
-              help="Pin a player's signing key (SEAT is its name, e.g. A, or index); it "
-                   "overrides the receipts file's key for that seat.")
+              help="Pin a player's signing key (SEAT is its name, e.g. A, or index): the "
+                   "seat must register that key and sign every seed event, move and "
+                   "resignation with it (a pin on a version 1 bundle fails); it overrides the "
+                   "receipts file's key for that seat.")
 @click.option("--receipts", "receipt_files", multiple=True, metavar="FILE",
               type=click.Path(exists=True, dir_okay=False),
               help="A player's receipts (as `fairdeal play --receipts` keeps them): the bundle "

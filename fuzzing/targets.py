@@ -189,7 +189,7 @@ class ApiBodies(_App):
         if kind == 0:
             game = rng.choice(GAME_NAMES)
             return "POST", "/api/v1/matches", None, {
-                "game": game, "params": {}, "turn_limit_ms": 60_000, "seed_deadline_ms": 5_000,
+                "game": game, "params": {}, "turn_limit_ms": 60_000, "seed_deadline_ms": 10_000,
                 "seats": [{"name": "north"}, {"name": "south"}]}
         if kind == 1:
             return ("POST", f"/api/v1/matches/{self.seating['id']}/seed",

@@ -31,7 +31,7 @@ from fairdeal.verifier.bundle import InvalidBundle, shown
 from fairdeal.verifier.canonical import CanonicalError, canonical_bytes
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
 from fairdeal.verifier.logleaf import genesis_leaf
-from fairdeal.verifier.protocol import PROTOCOL, PROTOCOL_V1, event_hash
+from fairdeal.verifier.protocol import MIN_SEATING_MS, PROTOCOL, PROTOCOL_V1, event_hash
 from fairdeal.verifier.receipts import receipt_json
 from fairdeal.verifier.record import MatchRecorder, make_genesis
 
@@ -96,11 +96,12 @@ class Ledger(ReadSide):
         """Create a match: draw its server seed, publish the commitment, issue seat tokens.
 
         The tokens are returned here once and only their hashes are kept. A seat that has not
-        fixed its seed ``seed_deadline_ms`` after the creation (default: the turn limit, or
-        DEFAULT_SEED_DEADLINE_MS without one) is declined by the server; a seat that committed
-        and has not revealed as long after the last seed was fixed forfeits. ``protocol`` is
-        always the current one for new matches; ``fairdeal/1`` exists so that the tests can
-        recreate a live match of a database that predates version 2.
+        fixed its seed ``seed_deadline_ms`` after the creation (default: the turn limit but at
+        least MIN_SEATING_MS, or DEFAULT_SEED_DEADLINE_MS without one; never less than
+        MIN_SEATING_MS, which every verifier checks) is declined by the server; a seat that
+        committed and has not revealed as long after the last seed was fixed forfeits.
+        ``protocol`` is always the current one for new matches; ``fairdeal/1`` exists so that
+        the tests can recreate a live match of a database that predates version 2.
         """
         try:
             rules = get_game(game)
@@ -123,12 +124,15 @@ class Ledger(ReadSide):
             rules.turn_timer(normal, turn_limit_ms)
         except RulesError as e:
             raise BadRequest(str(e), code="invalid-turn-limit") from None
-        if seed_deadline_ms is None:
-            seed_deadline_ms = turn_limit_ms or DEFAULT_SEED_DEADLINE_MS
+        if seed_deadline_ms is None:  # a short turn limit never makes a window below the minimum
+            seed_deadline_ms = (max(turn_limit_ms, MIN_SEATING_MS) if turn_limit_ms
+                                else DEFAULT_SEED_DEADLINE_MS)
         if (not isinstance(seed_deadline_ms, int) or isinstance(seed_deadline_ms, bool)
-                or not 1 <= seed_deadline_ms <= 86_400_000):
-            raise BadRequest("seed_deadline_ms must be an integer from 1 to 86400000",
-                             code="invalid-seed-deadline")
+                or not MIN_SEATING_MS <= seed_deadline_ms <= 86_400_000):
+            raise BadRequest(
+                f"seed_deadline_ms must be an integer from {MIN_SEATING_MS} to 86400000: the "
+                f"protocol's shortest seating window is {MIN_SEATING_MS} ms, so that every "
+                "player has the time to commit to a seed", code="invalid-seed-deadline")
         if seats is None:
             seats = [f"player {name}" for name in rules.seat_names]
         if (not isinstance(seats, Sequence) or len(seats) != len(rules.seat_names)

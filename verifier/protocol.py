@@ -19,6 +19,7 @@ from .rng import RandomStream
 __all__ = [
     "BUNDLE_FORMAT",
     "EVENT_TYPES",
+    "MIN_SEATING_MS",
     "PLAY_TYPES",
     "PROTOCOL",
     "PROTOCOLS",
@@ -58,6 +59,14 @@ PROTOCOLS: dict[str, tuple[str, ...]] = {
 EVENT_TYPES = PROTOCOLS[PROTOCOL_V2]
 #: the events that change the game state, one ply each
 PLAY_TYPES = ("move", "timeout", "resign")
+#: fairdeal/2: the shortest seating window (``genesis.seating_ms``) a verifier accepts. The
+#: window decides who takes part: a seat that has fixed nothing when it closes is declined by
+#: the server (``seed_expired``), so a window no client can meet (1 ms) is the server choosing
+#: every seed itself. 10 s covers the few round trips a client needs from joining to its
+#: commitment (register its key, sign, commit) on a slow network with room to spare, and lies
+#: below every window in use: the ledger's default (the turn limit, at least this, or 5 minutes)
+#: and the committed fixtures (5 minutes). docs/SPEC.md §4.
+MIN_SEATING_MS = 10_000
 #: fairdeal/2: the events a seat with a registered key signs itself
 SEAT_SIGNED_TYPES = ("seed_commit", "client_seed", "seed_reveal", "move", "resign")
 #: SHA-256 already fed the event tag: every event hash continues a copy of it

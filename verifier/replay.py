@@ -17,6 +17,7 @@ from .influence import SeatSeed, deal_influence
 from .keys import key_id, parse_public_key, verify_signature
 from .protocol import (
     EVENT_TYPES,
+    MIN_SEATING_MS,
     PLAY_TYPES,
     PROTOCOL_V1,
     client_commitment,
@@ -84,8 +85,11 @@ class MatchReplayer:
     ``server_seed`` is known to the server during play and to everyone after the reveal;
     without it (a spectator before the reveal) only the protocol checks run and ``state`` stays
     None. With ``keep_states`` the state after every event is kept, so a viewer can step back.
-    ``seat_pins`` maps a seat index to the Ed25519 key its player is known to hold: the match
-    must show that seat registering exactly that key before its first seed event.
+    ``seat_pins`` maps a seat index to the Ed25519 key its player is known to hold: a pin is a
+    requirement (docs/SPEC.md §9). The match must show that seat registering exactly that key
+    before its first seed event, and every seed event, move and resignation of the seat must
+    carry its valid signature; the server may declare its seed expired only once the key is
+    registered. The first event that breaks this fails ``seat-signatures``.
 
     The lifecycle (docs/SPEC.md §4, §6) is enforced for every event type: the genesis first;
     then, per seat, its key and its seed events; the commitments (fairdeal/2) before any seed is
@@ -143,6 +147,28 @@ class MatchReplayer:
         for seat in seat_pins:
             self.seat_seeds[seat].pinned = True
 
+    def check_genesis(self) -> None:
+        """What the genesis alone decides, for a verifier (the ledger replays matches it made
+        itself and skips this): a pin needs a protocol whose seeds are signed, and a
+        fairdeal/2 seating window is at least MIN_SEATING_MS. Call after ``pin``, before any
+        event is fed; raises VerificationError at event 0."""
+        if self.seat_pins and not self.v2:
+            raise VerificationError(
+                "seat-signatures", f"{self._pinned_words()} pinned, but this is a version 1 "
+                "bundle (fairdeal/1): version 1 had no signed seeds, so the seeds could be "
+                "anyone's, the server's included, and nothing in it can be shown to be the "
+                "pinned player's. Pins apply to fairdeal/2 bundles only", 0)
+        if self.v2 and self.seating_ms is not None and self.seating_ms < MIN_SEATING_MS:
+            raise VerificationError(
+                "timers", f"the seating window is {self.seating_ms} ms, shorter than the "
+                f"protocol's minimum of {MIN_SEATING_MS} ms: a window no player can meet lets "
+                "the server declare every seat's seed expired and choose the deal itself", 0)
+
+    def _pinned_words(self) -> str:
+        names = [f"seat {self.game.seat_names[seat]}" for seat in sorted(self.seat_pins)]
+        verb = "is" if len(names) == 1 else "are"
+        return f"{' and '.join(names)} {verb}"
+
     # --- helpers ---------------------------------------------------------------------------
 
     def _seat(self, event: Mapping[str, Any]) -> int:
@@ -179,6 +205,15 @@ class MatchReplayer:
     def _check_signature(self, event: Mapping[str, Any], seat: int) -> None:
         key = self.seat_keys[seat]
         check = "seat-signatures"
+        pinned = self.seat_pins.get(seat)
+        if pinned is not None and (key is None or "sig" not in event):
+            why = (f"the seat registered no key before it, so nothing it did is signed by "
+                   f"the pinned key {key_id(pinned)}" if key is None
+                   else "the event carries no signature")
+            raise VerificationError(
+                check, f"{self.seat_name(seat)} is pinned but this "
+                f"{_what(event)} is not signed by it: {why}",
+                event["seq"])
         if key is None:
             if "sig" in event:
                 raise VerificationError(
@@ -195,17 +230,27 @@ class MatchReplayer:
                 f"{event['type']} is not signed by it", event["seq"])
         message = signed_message(self.protocol, event)
         if not verify_signature(key, bytes.fromhex(event["sig"]), message):
+            if pinned is not None:
+                raise VerificationError(
+                    check, f"{self.seat_name(seat)} is pinned but this "
+                    f"{_what(event)} is not signed by it: the "
+                    f"signature is not the pinned key {key_id(pinned)}'s (the event was "
+                    "altered or forged)", event["seq"])
             raise VerificationError(
                 check, f"the signature on this {event['type']} is not "
                 f"{self.seat_name(seat)}'s: the event was altered or forged", event["seq"])
 
-    def _check_pin(self, seat: int, seq: int) -> None:
-        """A seat whose key is pinned must have registered it by its first seed event."""
-        pinned = self.seat_pins.get(seat)
-        if pinned is not None and self.seat_keys[seat] is None:
-            raise VerificationError(
-                "seat-signatures", f"{self.seat_name(seat)} registered no key, so none of its "
-                f"events is signed by the pinned key {key_id(pinned)}", seq)
+    def _check_pins_kept(self, seq: int) -> None:
+        """At the reveal: a pinned seat that never registered its key has no event in the
+        match at all (any seed event or play of it fails earlier): nothing in it is the
+        player's."""
+        for seat, pinned in sorted(self.seat_pins.items()):
+            if self.seat_keys[seat] is None:
+                raise VerificationError(
+                    "seat-signatures", f"{self.seat_name(seat)} is pinned but the match ends "
+                    f"without any event of it: it never registered the pinned key "
+                    f"{key_id(pinned)}, so nothing in this match was signed by that player",
+                    seq)
 
     def _check_playable(self, event: Mapping[str, Any], seat: int) -> None:
         seq = event["seq"]
@@ -331,7 +376,6 @@ class MatchReplayer:
             self._fixed(seat, seq, event["ts"])
             return
         self._seating_event(event, seat)
-        self._check_pin(seat, seq)
         self._check_signature(event, seat)
         self.client_seeds[seat] = event["client_seed"]
         signed = self.seat_keys[seat] is not None
@@ -342,7 +386,6 @@ class MatchReplayer:
         seat = self._seat(event)
         seq = event["seq"]
         self._seating_event(event, seat)
-        self._check_pin(seat, seq)
         self._check_signature(event, seat)
         self.commitments[seat] = event["commitment"]
         seed = self.seat_seeds[seat]
@@ -354,6 +397,15 @@ class MatchReplayer:
         seq = event["seq"]
         self._seating_event(event, seat)
         self._not_before(event, self.seating_deadline, "seating", "expiry")
+        pinned = self.seat_pins.get(seat)
+        if pinned is not None and self.seat_keys[seat] is None:
+            # without the player's key in the match, the expiry is the server's word alone
+            # and every later play of the seat could be the server's: a pin refuses that
+            raise VerificationError(
+                "seat-signatures", f"{self.seat_name(seat)} is pinned but registered no key "
+                f"before the server declared its seed expired: nothing shows the pinned "
+                f"player ({key_id(pinned)}) ever took part, and the seat's plays would be "
+                "unsigned", seq)
         self._record(seat, "expired", seq, signed=False)
         self._fixed(seat, seq, event["ts"])
 
@@ -497,7 +549,8 @@ class MatchReplayer:
             seat = self._seat(event)
             self._check_playable(event, seat)
         self._check_deadline(event)
-        if self.seat_keys[seat] is not None or "sig" in event or "client_ts" in event:
+        if (self.seat_keys[seat] is not None or "sig" in event or "client_ts" in event
+                or seat in self.seat_pins):
             self._check_signature(event, seat)
         self._advance(event, seat)
 
@@ -515,6 +568,8 @@ class MatchReplayer:
 
     def _on_reveal(self, event: Mapping[str, Any]) -> None:
         seq = event["seq"]
+        if self.seat_pins:
+            self._check_pins_kept(seq)
         if not self.ended and (self.state is not None or not self.started):
             raise VerificationError(
                 "result", "the seed was revealed before the match was over", seq)
@@ -537,6 +592,17 @@ class MatchReplayer:
         return deal_influence(self.protocol, self.seat_seeds, self.game.seat_names,
                               reveal_seq=reveal_seq)
 
+
+#: what an event of a seat is, in words, for the failures of a pinned seat
+_WHAT = {"seed_commit": "seed commitment", "client_seed": "seed", "seed_reveal": "seed reveal",
+         "move": "move", "resign": "resignation"}
+
+
+def _what(event: Mapping[str, Any]) -> str:
+    if event["type"] == "client_seed" and event.get("client_seed") is None:
+        return "decline of a seed"
+    kind: str = event["type"]
+    return _WHAT.get(kind, kind)
 
 #: each event type's handler by its method's name (the genesis has none: it is read when the
 #: replayer is made): a dictionary lookup per event instead of getattr on the instance

@@ -23,9 +23,11 @@ CHECKS: tuple[tuple[str, str], ...] = (
     ("moves", "Every move was legal under the rules, by the seat whose turn it was, "
               "and nothing happened after the end."),
     ("seat-signatures", "Every seed, move and resignation of a player with a key carries that "
-                        "player's valid signature (under the pinned key, where one is given)."),
-    ("timers", "Every move came within the turn limit, and every timeout, expiry and forfeit "
-               "only after its deadline."),
+                        "player's valid signature; a pinned seat registered exactly the pinned "
+                        "key and signed every one of them with it."),
+    ("timers", "The seating window is at least the protocol's minimum, every move came within "
+               "the turn limit, and every timeout, expiry and forfeit only after its "
+               "deadline."),
     ("result", "The declared result is the one the moves produce."),
     ("receipts", "Every receipt the server signed for a player matches the event in this "
                  "bundle: nothing the server accepted was dropped or changed."),

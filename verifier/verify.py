@@ -7,6 +7,7 @@ True
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -58,8 +59,9 @@ def verify_bytes(data: bytes | str, trusted_key: str | None = None,
     """Parse and verify a bundle file's bytes. Never raises for bad input: see the report.
 
     ``seat_keys`` pins players' signing keys by seat name or index (``{"A": "ed25519:…"}``):
-    the match must show that seat registering exactly that key, so every seed and move it
-    signed is provably the player's. ``receipts`` are a player's receipts
+    the match must show that seat registering exactly that key, and every seed event, move
+    and resignation of the seat signed by it, so all of them are provably the player's (a pin
+    on a fairdeal/1 bundle fails: its seeds are unsigned). ``receipts`` are a player's receipts
     (verifier.receipts.parse_receipts), checked against the bundle. ``checkpoint`` is a
     signed log checkpoint the user trusts: the bundle's log proofs must be against that very
     tree. ``receipts_for`` is the match id the receipts file names (ReceiptsFile.match_id):
@@ -160,6 +162,8 @@ def verify_replayed(bundle: Bundle, trusted_key: str | None = None,
                 len(events) - 1)
         report.passed("commitment", f"SHA-256 commitment {genesis['commitment'][:16]}… opens "
                       "to the revealed seed")
+        # a pin on a version 1 bundle, a seating window below the minimum: event 0 decides
+        replayer.check_genesis()
 
         # (5)-(11) replay every event under the protocol and the rules
         for event in events[1:]:
@@ -187,7 +191,9 @@ def verify_replayed(bundle: Bundle, trusted_key: str | None = None,
         detail = (f"{signed} of {replayer.seats} seats signed their {what}" if signed
                   else f"no seat registered a key ({what} unsigned)")
         if pins:
-            detail += f"; pinned: {', '.join(report.facts['seat_keys_pinned'])}"
+            detail += (f"; pinned: {', '.join(report.facts['seat_keys_pinned'])} (every seed "
+                       "event, move and resignation of a pinned seat is signed by its pinned "
+                       "key)")
         report.passed("seat-signatures", detail)
         limit = replayer.turn_limit_ms
         span = " for the whole turn" if replayer.timer.per_turn else ""
@@ -229,13 +235,18 @@ def verify_replayed(bundle: Bundle, trusted_key: str | None = None,
     return report, replayer
 
 
+_INDEX = re.compile(r"[0-9]{1,9}")
+
+
 def _seat_pins(seat_names: Sequence[str], seat_keys: Mapping[str, str]) -> dict[int, bytes]:
     """Seat labels (a seat letter, name or index) to seat indices; UnknownSeat otherwise."""
     names = [name.lower() for name in seat_names]
     pins: dict[int, bytes] = {}
     for seat_text, key_text in seat_keys.items():
         label = seat_text.strip().lower()
-        if label.isdigit() and int(label) < len(seat_names):
+        # an index is a few ASCII digits: str.isdigit also accepts "²" or "٣", which int()
+        # refuses or reads as another number, and int() refuses thousands of digits
+        if _INDEX.fullmatch(label) and int(label) < len(seat_names):
             seat = int(label)
         elif label in names:
             seat = names.index(label)

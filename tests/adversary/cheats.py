@@ -20,6 +20,7 @@ from fairdeal.ledger.client import ReceiptBook
 from fairdeal.ledger.service import Ledger
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.protocol import (
+    PROTOCOL_V2,
     client_commitment,
     commitment,
     deal_seed,
@@ -30,7 +31,7 @@ from fairdeal.verifier.protocol import (
     setup_stream,
 )
 from fairdeal.verifier.receipts import Receipt, parse_receipts
-from fairdeal.verifier.record import MatchRecorder
+from fairdeal.verifier.record import MatchRecorder, make_genesis
 from fairdeal.verifier.report import Report
 from fairdeal.verifier.verify import verify_bytes
 
@@ -131,6 +132,18 @@ class Player:
                                   expected_seq=view["next_seq"], action_id=action_id,
                                   client_ts=fields.get("client_ts"), sig=extra.get("sig"))
         return self._check(answer, "move", fields, extra)
+
+    def resign(self) -> dict[str, Any]:
+        """The seat resigns (signed, with its own clock, if it has a key)."""
+        fields: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        if self.key is not None:
+            fields["client_ts"] = self.ledger.clock()
+            extra = self._signed("resign", fields)
+        answer = self.ledger.resign(self.match_id, self.token,
+                                    expected_seq=extra.get("expected_seq"),
+                                    client_ts=fields.get("client_ts"), sig=extra.get("sig"))
+        return self._check(answer, "resign", fields, extra)
 
     @property
     def receipts(self) -> list[Receipt]:
@@ -308,3 +321,63 @@ def reforged_under(bundle: dict[str, Any], key: SigningKey) -> dict[str, Any]:
     genesis["commitment"] = commitment(bytes.fromhex(bundle["events"][-1]["server_seed"]),
                                        genesis)
     return reseal(bundle, key)
+
+
+def server_written(bundle: dict[str, Any], key: SigningKey, *, protocol: str = PROTOCOL_V2,
+                   seating_ms: int | None = None, seeds: dict[int, str | None] | None = None,
+                   keys: dict[int, str] | None = None,
+                   choose: Callable[[Any, list[Any]], Any] = lambda state, options: options[0],
+                   ) -> dict[str, Any]:
+    """What a server holding ``key`` writes with no player in it at all, for the match of
+    ``bundle`` (its id, game, params, seat names, start and server seed): a new genesis under
+    ``protocol`` (fairdeal/2: with ``seating_ms``, the original's by default); a ``seat_key``
+    for each seat in ``keys`` (players' public keys: the server knows them, it cannot sign with
+    them); each seat's seed fixed by the server itself — ``seeds[seat]`` as an unsigned
+    ``client_seed`` of its choosing (None: a decline), or under fairdeal/2 for a seat not in
+    ``seeds`` a ``seed_expired`` stamped at the seating deadline; every play its own, unsigned;
+    the reveal, and its seal. No log proofs: the log holds the real match, so the forger
+    leaves them out."""
+    seeds, keys = seeds or {}, keys or {}
+    original = bundle["events"][0]
+    server_seed = bytes.fromhex(bundle["events"][-1]["server_seed"])
+    window = original.get("seating_ms", 300_000) if seating_ms is None else seating_ms
+    genesis = make_genesis(game_name=original["game"], params=original["params"],
+                           seats=[seat["name"] for seat in original["seats"]],
+                           match_id=original["match_id"], server_seed=server_seed,
+                           server_key_id=key.key_id, turn_limit_ms=original["turn_limit_ms"],
+                           ts=original["ts"], seating_ms=window, protocol=protocol,
+                           rules_version=original["rules_version"])
+    events = [genesis]
+
+    def add(event: dict[str, Any]) -> None:
+        events.append({"seq": len(events), "prev": event_hash(events[-1]), **event})
+
+    ts = genesis["ts"]
+    for seat, public in sorted(keys.items()):
+        ts += 10
+        add({"type": "seat_key", "ts": ts, "seat": seat, "public_key": public})
+    client_seeds: list[str | None] = [None] * len(genesis["seats"])
+    for seat in range(len(genesis["seats"])):
+        if seat in seeds:
+            ts += 10
+            client_seeds[seat] = seeds[seat]
+            add({"type": "client_seed", "ts": ts, "seat": seat, "client_seed": seeds[seat]})
+        else:
+            ts = max(ts, genesis["ts"] + window)
+            add({"type": "seed_expired", "ts": ts, "seat": seat})
+    game = get_game(genesis["game"])
+    deal = deal_seed(server_seed, genesis["match_id"], client_seeds)
+    state = game.setup(genesis["params"], setup_stream(deal))
+    ply = 0
+    while game.result(state) is None:
+        seat = game.current_seat(state)
+        action = choose(state, game.legal_actions(state))
+        ts += 500
+        add({"type": "move", "ts": ts, "seat": seat, "action": game.action_to_json(action)})
+        state = game.apply(state, action, ply_stream(deal, ply))
+        ply += 1
+    outcome = game.result(state)
+    assert outcome is not None
+    add({"type": "reveal", "ts": ts + 10, "server_seed": server_seed.hex(),
+         "result": outcome.to_json()})
+    return reseal({"format": bundle["format"], "events": events}, key)

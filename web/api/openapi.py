@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fairdeal.verifier.protocol import MIN_SEATING_MS
+
 __all__ = ["openapi_document"]
 
 _ERROR = {"$ref": "#/components/schemas/Error"}
@@ -114,10 +116,11 @@ def openapi_document() -> dict[str, Any]:
                         "game": {"type": "string"}, "params": {"type": "object"},
                         "turn_limit_ms": {"type": ["integer", "null"], "minimum": 1},
                         "seed_deadline_ms": {
-                            "type": ["integer", "null"], "minimum": 1,
+                            "type": ["integer", "null"], "minimum": MIN_SEATING_MS,
                             "description": "Seats without a seed this long after the creation "
                                            "are declined by the server (default: the turn "
-                                           "limit, or 300000 without one)"},
+                                           f"limit but at least {MIN_SEATING_MS}, or 300000 "
+                                           "without one)"},
                         "seats": {"type": "array", "items": {"type": "string"}}}, ["game"]),
                     "responses": {"201": _json({"type": "object", "properties": {
                         "id": {"type": "string"}, "commitment": _HEX64,

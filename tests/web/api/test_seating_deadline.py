@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from fairdeal.cli.main import cli
 from fairdeal.ledger.errors import BadRequest, Refused
 from fairdeal.ledger.service import DEFAULT_SEED_DEADLINE_MS, Ledger
-from fairdeal.verifier.protocol import client_commitment
+from fairdeal.verifier.protocol import MIN_SEATING_MS, client_commitment
 from fairdeal.verifier.verify import verify_bytes
 from fairdeal.web.app import create_app
 
@@ -23,11 +23,17 @@ def _auth(token: str) -> dict[str, str]:
 
 def test_the_sweeper_declines_missing_seeds_with_nobody_calling(ledger: Ledger,
                                                                   tmp_path) -> None:
+    # the window is the protocol's shortest (10 s): the ledger's clock is the test's, moved on
+    # while the real sweeper thread runs, so the test does not wait it out
+    now = [1_800_000_000_000]
+    ledger.clock = lambda: now[0]
     app = create_app({"FAIRDEAL_LEDGER": ledger, "FAIRDEAL_SWEEPER": True,
                       "FAIRDEAL_SWEEP_INTERVAL": 0.05})
     client = app.test_client()
     created = client.post("/api/v1/matches", json={"game": "toybattle", "turn_limit_ms": 300,
-                                                    "seed_deadline_ms": 400}).get_json()
+                                                    "seed_deadline_ms": MIN_SEATING_MS})
+    assert created.status_code == 201, created.get_json()
+    created = created.get_json()
     match_id = created["id"]
     assert created["seed_deadline_ms"] == ledger.store.match(match_id)["deadline_ms"]
     # seat 0 adds its seed; seat 1 never does, and nobody calls: only the sweeper writes
@@ -38,6 +44,7 @@ def test_the_sweeper_declines_missing_seeds_with_nobody_calling(ledger: Ledger,
         stored = [event.to_json() for event in ledger.store.read(match_id)]
         if stored[-1]["type"] == "reveal":
             break
+        now[0] += 1_000
         time.sleep(0.1)
     ledger.stop_sweeper()
     genesis, seeded, declined = stored[:3]
@@ -45,7 +52,7 @@ def test_the_sweeper_declines_missing_seeds_with_nobody_calling(ledger: Ledger,
     assert declined == {**declined, "type": "seed_expired", "seat": 1,
                         "ts": created["seed_deadline_ms"]}  # the deadline exactly
     assert "client_seed" not in declined
-    assert created["seed_deadline_ms"] == genesis["ts"] + 400
+    assert created["seed_deadline_ms"] == genesis["ts"] + MIN_SEATING_MS
     # play started, and the turn timeouts ran the match to its end
     assert stored[3]["type"] == "timeout" and stored[3]["ts"] == declined["ts"] + 300
     assert stored[-1]["type"] == "reveal"
@@ -79,9 +86,11 @@ def test_a_late_request_declines_every_missing_seed_as_if_on_time(ledger: Ledger
     with pytest.raises(Refused, match="already in") as refused:
         ledger.add_seed(match_id, tokens[1], "cd" * 32)
     assert refused.value.code == "out-of-phase"
-    # a turn limit is the seating deadline when none is given
-    timed = ledger.create_match("arcomage", {}, turn_limit_ms=2_000)
-    assert timed["seed_deadline_ms"] == now[0] + 2_000
+    # a turn limit is the seating deadline when none is given, but never below the minimum
+    timed = ledger.create_match("arcomage", {}, turn_limit_ms=20_000)
+    assert timed["seed_deadline_ms"] == now[0] + 20_000
+    short = ledger.create_match("arcomage", {}, turn_limit_ms=2_000)
+    assert short["seed_deadline_ms"] == now[0] + MIN_SEATING_MS
 
 
 def test_a_seat_that_committed_and_never_reveals_forfeits(ledger: Ledger, tmp_path) -> None:
@@ -144,8 +153,8 @@ def test_a_live_match_of_protocol_version_1_finishes_under_its_own_rules(ledger:
 
     now = [1_800_000_000_000]
     ledger.clock = lambda: now[0]
-    created = ledger.create_match("arcomage", {}, turn_limit_ms=None, seed_deadline_ms=1_000,
-                                  protocol="fairdeal/1")
+    created = ledger.create_match("arcomage", {}, turn_limit_ms=None,
+                                  seed_deadline_ms=MIN_SEATING_MS, protocol="fairdeal/1")
     match_id = created["id"]
     tokens = [seat["token"] for seat in created["seats"]]
     key = SigningKey.from_seed(b"\x01" * 32)
@@ -153,7 +162,7 @@ def test_a_live_match_of_protocol_version_1_finishes_under_its_own_rules(ledger:
     ledger.add_seed(match_id, tokens[0], "ab" * 32)
     with pytest.raises(BadRequest, match="no seed commitments"):
         ledger.add_seed(match_id, tokens[1], commitment="cd" * 32)
-    now[0] += 1_000
+    now[0] += MIN_SEATING_MS
     view = ledger.spectator_view(match_id)
     assert view["status"] == "playing" and view["protocol"] == "fairdeal/1"
     events = ledger.public_events(match_id)
