@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -17,6 +18,7 @@ from .hashing import Tag, tag_prefix, tagged_hash
 from .rng import RandomStream
 
 __all__ = [
+    "seat_index",
     "BUNDLE_FORMAT",
     "EVENT_TYPES",
     "MIN_SEATING_MS",
@@ -168,3 +170,18 @@ def head_message(match_id: str, seq: int, head: str) -> bytes:
     return tagged_hash(
         Tag.HEAD_SIGNATURE, canonical_bytes({"match_id": match_id, "seq": seq, "head": head})
     )
+
+
+#: a seat index as a person types it: a few ASCII digits (str.isdigit also accepts "²" or "٣",
+#: which int() refuses or reads as another number, and int() refuses thousands of digits)
+_SEAT_INDEX = re.compile(r"[0-9]{1,9}")
+
+
+def seat_index(seat_names: Sequence[str], label: str) -> int | None:
+    """The seat a label names — its index (``0``), or its name in any case (``A``, ``blue``)
+    — as ``--seat-key`` takes it; None when the match has no such seat."""
+    text = label.strip().lower()
+    if _SEAT_INDEX.fullmatch(text):
+        return int(text) if int(text) < len(seat_names) else None
+    names = [name.lower() for name in seat_names]
+    return names.index(text) if text in names else None

@@ -29,7 +29,7 @@ from typing import Any
 
 from .bundle import Bundle, InvalidBundle, parse_json
 from .keys import InvalidKey, key_id, parse_public_key, verify_signature
-from .protocol import receipt_message
+from .protocol import receipt_message, seat_index
 from .report import VerificationError
 
 __all__ = ["PIN_FROM_OPTION", "PIN_FROM_RECEIPTS", "RECEIPTS_FORMAT", "InvalidReceipts",
@@ -201,16 +201,6 @@ def parse_receipts(data: bytes | str) -> list[Receipt]:
     return list(parse_receipts_file(data).receipts)
 
 
-def _seat_label(seat_names: Sequence[str], label: str) -> int | None:
-    """A seat letter, name or index (as ``--seat-key`` takes it) to the seat index; None when
-    the match has no such seat."""
-    text = label.strip().lower()
-    if text.isascii() and text.isdigit():
-        return int(text) if int(text) < len(seat_names) else None
-    names = [name.lower() for name in seat_names]
-    return names.index(text) if text in names else None
-
-
 def receipt_pins(seat_names: Sequence[str], file_keys: Sequence[str | None],
                  overrides: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
     """The seat keys to pin for one bundle: a receipts file's keys (``file_keys``, by seat
@@ -224,7 +214,7 @@ def receipt_pins(seat_names: Sequence[str], file_keys: Sequence[str | None],
     sources: dict[str, str] = {}
     overridden: set[int] = set()
     for label in overrides:
-        seat = _seat_label(seat_names, label)
+        seat = seat_index(seat_names, label)
         if seat is not None:
             overridden.add(seat)
             sources[seat_names[seat]] = PIN_FROM_OPTION

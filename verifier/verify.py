@@ -7,7 +7,6 @@ True
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,7 +14,7 @@ from .bundle import Bundle, InvalidBundle
 from .checkpoint import WitnessPolicy
 from .keys import InvalidKey, key_id, parse_public_key, verify_signature
 from .logcheck import check_log
-from .protocol import ZERO_HASH, commitment, event_hash, head_message
+from .protocol import ZERO_HASH, commitment, event_hash, head_message, seat_index
 from .receipts import Receipt, check_receipts
 from .replay import MatchReplayer
 from .report import Report, VerificationError
@@ -235,22 +234,14 @@ def verify_replayed(bundle: Bundle, trusted_key: str | None = None,
     return report, replayer
 
 
-_INDEX = re.compile(r"[0-9]{1,9}")
 
 
 def _seat_pins(seat_names: Sequence[str], seat_keys: Mapping[str, str]) -> dict[int, bytes]:
     """Seat labels (a seat letter, name or index) to seat indices; UnknownSeat otherwise."""
-    names = [name.lower() for name in seat_names]
     pins: dict[int, bytes] = {}
     for seat_text, key_text in seat_keys.items():
-        label = seat_text.strip().lower()
-        # an index is a few ASCII digits: str.isdigit also accepts "²" or "٣", which int()
-        # refuses or reads as another number, and int() refuses thousands of digits
-        if _INDEX.fullmatch(label) and int(label) < len(seat_names):
-            seat = int(label)
-        elif label in names:
-            seat = names.index(label)
-        else:
+        seat = seat_index(seat_names, seat_text)
+        if seat is None:
             raise UnknownSeat(f"a key is pinned for seat {seat_text!r}, but this match's "
                               f"seats are {', '.join(seat_names)}")
         try:
