@@ -697,6 +697,18 @@ class EventStore:
         with self.engine.connect() as conn:
             return [dict(row) for row in conn.execute(query.limit(limit)).mappings()]
 
+    def has_player(self, name: str) -> bool:
+        """Whether any match here has ``name`` at a seat: a look at the rows' seat names,
+        never a bundle read, so the viewer answers an audit of a name no match has at
+        once. ``seat_names`` is the JSON list of the names (``json.dumps``), so the name's own
+        JSON text, quotes included, is what a seat holding it contains."""
+        quoted = json.dumps(name)
+        pattern = "%" + "".join("\\" + c if c in "\\%_" else c for c in quoted) + "%"
+        query = (select(_MATCHES.c.id).where(_MATCHES.c.seat_names.like(pattern, escape="\\"))
+                 .limit(1))
+        with self.engine.connect() as conn:
+            return conn.execute(query).first() is not None
+
     def count_matches(self, game: str | None = None,
                       status: Iterable[str] | None = None) -> int:
         query = select(func.count()).select_from(_MATCHES)
