@@ -157,7 +157,7 @@ def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str |
     else:
         for line in report.text_lines(verbose):
             click.echo(line)
-    if tally.matches == 0 and not tally.failures and not tally.apart:
+    if not (tally.matches or tally.failures or tally.apart or tally.by_key):
         click.echo("nothing to audit: no bundle passed the filters", err=True)
     sys.exit(1 if report.exit_code or report.bundle_failures else 0)
 
