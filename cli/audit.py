@@ -99,7 +99,6 @@ def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str |
     usage error.
     """
     from fairdeal.audit import Filters, audit_bundles
-    from fairdeal.audit.report import build_report
 
     pinned = tuple(dict.fromkeys(str(checked_key(key, "--trusted-key")) for key in trusted_keys))
     ledger = None
