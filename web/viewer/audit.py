@@ -230,9 +230,14 @@ def audit_page() -> Any:
                            "itself until the report is ready.</p>", 202, refresh=True)
     when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(entry.finished))
     note = f"<p><small>Computed {when}"
-    note += (" — matches were sealed since: a fresh report is being computed; reload in a "
-             "moment.</small></p>" if refreshing else ", from every match sealed by then."
-             "</small></p>")
+    if refreshing:
+        note += (" — matches were sealed since: a fresh report is being computed; reload in a "
+                 "moment.</small></p>")
+    elif full:
+        note += (" — matches were sealed since, and other audits are being computed: reload "
+                 "in a little while for a fresh report.</small></p>")
+    else:
+        note += ", from every match sealed by then.</small></p>"
     return Response(entry.html.replace("{{NAV}}", nav + note, 1), mimetype="text/html")
 
 
