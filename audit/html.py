@@ -129,6 +129,32 @@ def _table(report: AuditReport) -> str:
             "<th>Holm p</th><th>counted</th><th>detail</th></tr>" + "".join(rows) + "</table>")
 
 
+def _other_keys(report: AuditReport) -> list[str]:
+    """The bundles sealed under other keys: counted per key, then each key's own report (the
+    tests' table) when they were tallied, never mixed into the figures above."""
+    if not report.tally.apart:
+        return []
+    parts = [f"<h2>Not counted above: bundles sealed under other keys</h2><p>Anyone can seal a "
+             f"bundle under a key of their own; these "
+             f"{sum(report.tally.apart.values()):,} are not counted in the figures above.</p>"
+             "<ul>"]
+    parts += [f"<li>key <code>{html.escape(key)}</code>: {count:,} bundles</li>"
+              for key, count in sorted(report.tally.apart.items())]
+    parts.append("</ul>")
+    if report.apart_hint and not report.others:
+        parts.append(f"<p>{html.escape(report.apart_hint)}</p>")
+    for other in report.others:
+        parts += [f"<h2>{html.escape(other.first_line())}</h2>",
+                  f'<p class="verdict {_verdict_class(other)}">'
+                  f"{html.escape(other.summary())}.</p>", _table(other)]
+        if other.tally.failures:
+            parts.append("<ul>")
+            parts += [f"<li><b>{html.escape(where)}</b>: {html.escape(reason)}</li>"
+                      for where, reason in other.tally.failures]
+            parts.append("</ul>")
+    return parts
+
+
 _STYLE = """body{font-family:system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;
 color:#222}table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;
 padding:4px 6px;vertical-align:top}tr.fail td:first-child{background:#f5b7b1;font-weight:bold}
@@ -150,6 +176,7 @@ def render_html(report: AuditReport, title: str = "fairdeal fairness audit",
     parts: list[Any] = [
         f"<!doctype html><html lang=en><meta charset=utf-8><title>{html.escape(title)}</title>",
         f"<style>{_STYLE}</style>{nav}<h1>{html.escape(title)}</h1>",
+        f'<p class="audited"><b>{html.escape(report.first_line())}</b></p>',
         f'<p class="verdict {_verdict_class(report)}">'
         f"{html.escape(report.summary())}.</p>",
         f"<p>Source: {html.escape(report.source or 'bundles')}. Verdicts: "
@@ -173,5 +200,6 @@ def render_html(report: AuditReport, title: str = "fairdeal fairness audit",
         parts += [f"<li><b>{html.escape(where)}</b>: {html.escape(reason)}</li>"
                   for where, reason in report.tally.failures]
         parts.append("</ul>")
+    parts += _other_keys(report)
     parts.append("</html>\n")
     return "".join(parts)

@@ -6,14 +6,17 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from fairdeal.verifier.keys import key_id, parse_public_key
 
 from .run import Filters
 from .stats import ALPHA, TestResult, run_tests
 from .tally import Tally
 
-__all__ = ["AuditReport", "build_report"]
+__all__ = ["AuditReport", "build_report", "signer_words"]
 
 #: how the report names the correction, in every output
 CORRECTION = (f"Holm's step-down correction over every test run, family-wise level {ALPHA:g}")
@@ -27,6 +30,13 @@ class AuditReport:
     results: list[TestResult]
     filters: Filters = field(default_factory=Filters)
     source: str = ""
+    #: whose matches were audited, the report's first line ("matches sealed by this server,
+    #: key …"); "" when the caller did not say (every key pooled)
+    whose: str = ""
+    #: the reports of other signers' matches, each key tallied on its own (``Tally.by_key``)
+    others: list[AuditReport] = field(default_factory=list)
+    #: one line after the list of other keys: how to have them audited too ("" for none)
+    apart_hint: str = ""
 
     @property
     def failed(self) -> list[TestResult]:
@@ -34,8 +44,18 @@ class AuditReport:
 
     @property
     def exit_code(self) -> int:
-        """0 when every test that ran passed, 1 when any failed."""
-        return 1 if self.failed else 0
+        """0 when every test that ran passed, 1 when any failed (in this report or in any other
+        signer's report it holds)."""
+        return 1 if self.failed or any(other.exit_code for other in self.others) else 0
+
+    @property
+    def bundle_failures(self) -> int:
+        """Bundles that failed verification, here and in the other signers' reports."""
+        return len(self.tally.failures) + sum(other.bundle_failures for other in self.others)
+
+    def first_line(self) -> str:
+        """Whose matches this report audited, in words (the first line of every output)."""
+        return f"Audited: {self.whose or 'every bundle given, whatever key sealed it'}."
 
     def summary(self) -> str:
         """One sentence: how many matches, how many tests, which failed."""
@@ -52,6 +72,25 @@ class AuditReport:
 
     def text_lines(self, verbose: bool = False) -> list[str]:
         """The text report: a line a test, then the failing bundles with their reasons."""
+        lines = [self.first_line()]
+        if self.tally.matches or not self.others:
+            lines += self._own_lines(verbose)
+        elif self.tally.failures:
+            lines.append("Bundles that failed verification (not counted):")
+            lines += [f"  FAIL: {where}: {reason}" for where, reason in self.tally.failures]
+        if self.tally.apart:
+            lines.append(f"Not counted above: {sum(self.tally.apart.values()):,} bundles sealed "
+                         "under other keys (anyone can seal a bundle under a key of their "
+                         "own), by key:")
+            lines += [f"  key {_key_id(key)}  {key}: {count:,} bundles"
+                      for key, count in sorted(self.tally.apart.items())]
+            if self.apart_hint and not self.others:
+                lines.append(f"  {self.apart_hint}")
+        for other in self.others:
+            lines += ["", *other.text_lines(verbose)]
+        return lines
+
+    def _own_lines(self, verbose: bool) -> list[str]:
         lines = [self.summary() + ".", f"Verdicts: {CORRECTION}."]
         width = max((len(r.name) for r in self.results), default=10)
         for result in self.results:
@@ -76,7 +115,8 @@ class AuditReport:
     def to_json(self) -> dict[str, Any]:
         """Everything in the text report, and the counts behind the plots."""
         return {
-            "ok": not self.failed,
+            "audited": self.first_line(),
+            "ok": not self.exit_code,
             "summary": self.summary(),
             "source": self.source,
             "filters": self.filters.words(),
@@ -95,11 +135,31 @@ class AuditReport:
                        "created": p.created, "unsealed": p.unsealed}
                 for name, p in sorted(self.tally.players.items())
             },
+            "other_keys": [{"key": key, "key_id": _key_id(key), "bundles": count}
+                           for key, count in sorted(self.tally.apart.items())],
+            "by_key": [other.to_json() for other in self.others],
         }
 
 
-def build_report(tally: Tally, filters: Filters | None = None, source: str = "") -> AuditReport:
-    """Run every test on the merged counts."""
+def _key_id(key: str) -> str:
+    return key_id(parse_public_key(key))
+
+
+def signer_words(key: str, this_server: bool = False, note: str = "") -> str:
+    """Whose matches, in words: "matches sealed by this server, key ed25519:… (key id …)" or
+    "matches sealed by key … (key id …)", then ``note`` (e.g. " (trusted)")."""
+    who = "matches sealed by this server, key" if this_server else "matches sealed by key"
+    return f"{who} {key} (key id {_key_id(key)}){note}"
+
+
+def build_report(tally: Tally, filters: Filters | None = None, source: str = "",
+                 whose: str = "", other_words: Callable[[str], str] | None = None,
+                 apart_hint: str = "") -> AuditReport:
+    """Run every test on the merged counts. ``whose`` says whose matches they are; the other
+    keys' tallies (``tally.by_key``) get a report each, headed ``other_words(key)``."""
     results = run_tests(tally)
     assert all(r.verdict == "SKIP" or math.isfinite(r.p_value) for r in results)
-    return AuditReport(tally, results, filters or Filters(), source)
+    words = other_words or (lambda key: signer_words(key, note=", tallied on its own"))
+    others = [build_report(sub, filters, source, words(key))
+              for key, sub in sorted(tally.by_key.items())]
+    return AuditReport(tally, results, filters or Filters(), source, whose, others, apart_hint)

@@ -39,7 +39,14 @@ class Filters:
 
     ``board`` is a two-tower battlefield or a Toy Battle board, by id or name (any case);
     ``since`` and ``until`` bound the genesis time (ms since the epoch, ``until`` exclusive);
-    ``player`` is a seat's name, exactly."""
+    ``player`` is a seat's name, exactly.
+
+    ``signers`` are the public keys (``ed25519:<hex>``) whose matches the audit counts as its
+    own: a bundle sealed under any other key is counted apart, by key (``Tally.apart``), and
+    never mixed in — anyone can seal a bundle under a key of their own and have it stored by a
+    ledger's import (docs/audit.md, "Whose matches"). None pools every key (the library's
+    default for bundles the caller already trusts). ``each_key``: the bundles of those other
+    keys are verified and tallied too, each key on its own (``Tally.by_key``)."""
 
     game: str | None = None
     board: str | None = None
@@ -47,6 +54,8 @@ class Filters:
     since: int | None = None
     until: int | None = None
     player: str | None = None
+    signers: frozenset[str] | None = None
+    each_key: bool = False
 
     def check(self) -> None:
         """Raise ValueError naming a filter that can never match."""
@@ -113,6 +122,13 @@ def examine(tally: Tally, where: str, data: bytes, filters: Filters) -> None:
     if not filters.accepts(bundle.genesis):
         tally.skipped += 1
         return
+    key = bundle.server_key
+    if filters.signers is not None and key not in filters.signers:
+        # not this audit's signer: counted apart, so a stranger's bundles never steer its tests
+        tally.apart[key] = tally.apart.get(key, 0) + 1
+        if not filters.each_key:
+            return
+        tally = tally.by_key.setdefault(key, Tally())
     report, replayer = verify_replayed(bundle)
     if report.failure is not None:
         tally.fail(where, str(report.failure))

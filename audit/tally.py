@@ -127,6 +127,11 @@ class Tally:
     seeds: list[int] = field(default_factory=lambda: [0, 0, 0])
     #: first and last genesis time (ms) among the counted matches
     span: list[int] = field(default_factory=list)
+    #: bundles sealed under a key the audit does not count as its own (``Filters.signers``),
+    #: by public key: listed apart, never mixed into these counts
+    apart: dict[str, int] = field(default_factory=dict)
+    #: with ``Filters.each_key``: those other keys' matches, each key tallied on its own
+    by_key: dict[str, Tally] = field(default_factory=dict)
 
     # --- adding one match ------------------------------------------------------------------
 
@@ -231,4 +236,8 @@ class Tally:
         for name, player in other.players.items():
             self.players.setdefault(name, PlayerTally()).merge(player)
         _add_lists(self.seeds, other.seeds)
+        for key, count in other.apart.items():
+            self.apart[key] = self.apart.get(key, 0) + count
+        for key, tally in other.by_key.items():
+            self.by_key.setdefault(key, Tally()).merge(tally)
         return self

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from .main import Context, cli
+from .main import Context, checked_key, cli
 
 __all__ = ["audit"]
 
@@ -63,6 +63,15 @@ def _date_ms(text: str | None, option: str) -> int | None:
               help="Worker processes on this machine.")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Run on the Dask scheduler at ADDRESS (needs fairdeal[dask]).")
+@click.option("--trusted-key", "trusted_keys", multiple=True, metavar="ed25519:HEX",
+              help="Count the matches sealed under this key (repeatable); bundles sealed "
+                   "under any other key are listed apart, by key. Without it, bundle files "
+                   "are grouped by the key that sealed them, each key audited on its own; "
+                   "the ledger counts only its own key's matches.")
+@click.option("--include-imported", is_flag=True,
+              help="Also audit the matches sealed under other keys (imported into the "
+                   "ledger, or not pinned with --trusted-key), each key on its own, never "
+                   "mixed into the figures of the key(s) audited.")
 @click.option("--json", "as_json", is_flag=True, help="The report as JSON.")
 @click.option("--html", "html_file", type=click.Path(dir_okay=False, writable=True),
               help="Also write a self-contained HTML report with plots to this file.")
@@ -71,7 +80,8 @@ def _date_ms(text: str | None, option: str) -> int | None:
 @click.pass_obj
 def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str | None,
           deck: str | None, since: str | None, until: str | None, player: str | None,
-          workers: int, dask_address: str | None, as_json: bool, html_file: str | None,
+          workers: int, dask_address: str | None, trusted_keys: tuple[str, ...],
+          include_imported: bool, as_json: bool, html_file: str | None,
           quiet: bool, verbose: bool) -> None:
     """Test many matches' deals for fairness: card by position, seat and player balance,
     the server seeds, and (from the ledger) matches created and never sealed.
@@ -80,31 +90,41 @@ def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str |
     (--data-dir / --database-url) are audited, page by page. Every bundle is verified first;
     one that fails is listed with its reason and left out of the statistics.
 
+    Only the matches of one signer are counted together: from the ledger, those sealed under
+    its own key (imported ones are listed apart, by key); from files, those sealed under the
+    --trusted-key keys, or without one, each key's bundles on their own. The report's first
+    line says whose matches it audited.
+
     Exit status 0 when every test passes and every bundle verifies, 1 otherwise, 2 for a
     usage error.
     """
     from fairdeal.audit import Filters, audit_bundles
-    from fairdeal.audit.report import build_report
 
+    pinned = tuple(dict.fromkeys(str(checked_key(key, "--trusted-key")) for key in trusted_keys))
+    ledger = None
+    if not sources:
+        from .service import _ledger
+
+        ledger = _ledger(obj)
+    own = ledger.server_key.public_text if ledger is not None else None
+    signers = frozenset(pinned) | ({own} if own else set())
     filters = Filters(game=game.lower() if game else None, board=board, deck=deck,
                       since=_date_ms(since, "--since"), until=_date_ms(until, "--until"),
-                      player=player)
+                      player=player, signers=signers,
+                      # unpinned files: every key is another's, so each is tallied on its own
+                      each_key=include_imported or not signers)
     try:
         filters.check()
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     if workers > 1 and dask_address:
         raise click.UsageError("--workers and --dask exclude each other")
-    ledger = None
-    if sources:
+    if ledger is None:
         files = bundle_files(sources)
         items: Any = _read_files(files)
         total: int | None = len(files)
         where = f"{len(files)} bundle file(s)"
     else:
-        from .service import _ledger
-
-        ledger = _ledger(obj)
         items = ledger.sealed_bundles()
         total = ledger.store.count_matches(game=filters.game, status=("ended", "imported"))
         where = f"the ledger at {obj.database_url or obj.data_dir}"
@@ -123,7 +143,7 @@ def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str |
         for name, (created, unsealed) in ledger.seat_counts().items():
             if filters.player in (None, name):
                 tally.count_unsealed(name, created, unsealed)
-    report = build_report(tally, filters, where)
+    report = _report(tally, filters, where, own, pinned, include_imported)
     if html_file:
         from fairdeal.audit.html import render_html
 
@@ -136,6 +156,43 @@ def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str |
     else:
         for line in report.text_lines(verbose):
             click.echo(line)
-    if tally.matches == 0 and not tally.failures:
+    if not (tally.matches or tally.failures or tally.apart or tally.by_key):
         click.echo("nothing to audit: no bundle passed the filters", err=True)
-    sys.exit(1 if report.exit_code or tally.failures else 0)
+    sys.exit(1 if report.exit_code or report.bundle_failures else 0)
+
+
+def _report(tally: Any, filters: Any, where: str, own: str | None, pinned: tuple[str, ...],
+            include_imported: bool) -> Any:
+    """The report, headed by whose matches it counted; the other keys' come after it."""
+    from fairdeal.audit.report import build_report, signer_words
+
+    if own is not None:  # the ledger: its own key, and the keys pinned beside it
+        whose = "; ".join([signer_words(own, this_server=True),
+                           *(signer_words(key, note=" (trusted)") for key in pinned
+                             if key != own)])
+        return build_report(
+            tally, filters, where, whose,
+            lambda key: signer_words(key, note=" (imported: not this server's key; tallied "
+                                               "on its own)"),
+            "add --include-imported to audit each of these keys on its own")
+    if pinned:
+        whose = "; ".join(signer_words(key, note=" (trusted)") for key in pinned)
+        return build_report(tally, filters, where, whose,
+                            lambda key: signer_words(key, note=" (not trusted: tallied on "
+                                                               "its own)"),
+                            "pin a key with --trusted-key, or add --include-imported to audit "
+                            "each of these keys on its own")
+    # no key pinned: each signer's bundles are audited on their own, never pooled
+    note = " (not pinned: pass --trusted-key to pin it)"
+    if not tally.by_key:  # nothing well-formed passed the filters: there is no key to name
+        return build_report(tally, filters, where, "the bundles given (none is a well-formed "
+                                                   "bundle that passed the filters)")
+    if len(tally.by_key) == 1 and tally.matches == 0:  # the usual case: one key throughout
+        (key, alone), = tally.by_key.items()
+        alone.failures[:0] = tally.failures
+        alone.skipped += tally.skipped
+        return build_report(alone, filters, where, signer_words(key, note=note))
+    whose = (f"bundles sealed by {len(tally.by_key)} different keys, none pinned with "
+             "--trusted-key: each key's matches are audited on their own, below")
+    tally.apart.clear()  # every key has its own report below: no separate list
+    return build_report(tally, filters, where, whose, lambda key: signer_words(key, note=note))

@@ -726,6 +726,19 @@ class EventStore:
         with self.engine.connect() as conn:
             return [dict(row) for row in conn.execute(query.limit(limit)).mappings()]
 
+    def has_player(self, name: str) -> bool:
+        """Whether any match here has ``name`` at a seat: a look at the rows' seat names,
+        never a bundle read, so the viewer answers an audit of a name no match has at once.
+        ``seat_names`` is the JSON list of the names (``json.dumps``): the name's own JSON
+        text, quotes included, narrows the rows in SQL (LIKE, its wildcards escaped), and the
+        few it also admits (a name inside another, beside an escaped quote) are read exactly."""
+        quoted = json.dumps(name)
+        pattern = "%" + "".join("\\" + c if c in "\\%_" else c for c in quoted) + "%"
+        query = select(_MATCHES.c.seat_names).where(
+            _MATCHES.c.seat_names.like(pattern, escape="\\"))
+        with self.engine.connect() as conn:
+            return any(name in json.loads(row[0]) for row in conn.execute(query))
+
     def count_matches(self, game: str | None = None,
                       status: Iterable[str] | None = None) -> int:
         query = select(func.count()).select_from(_MATCHES)

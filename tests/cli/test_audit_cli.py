@@ -33,7 +33,11 @@ def _run(*args: str) -> object:
 def test_honest_bundles_pass_with_exit_0_and_a_line_a_test(folder: Path) -> None:
     result = _run("audit", str(folder))
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("40 verified matches audited")
+    lines = result.output.splitlines()
+    # no key pinned: the report says whose bundles it counted (all 40 share one key)
+    assert lines[0].startswith("Audited: matches sealed by key ed25519:")
+    assert lines[0].endswith("(not pinned: pass --trusted-key to pin it).")
+    assert lines[1].startswith("40 verified matches audited")
     assert "Holm" in result.output
     assert any(line.startswith("PASS  seed-bits") for line in result.output.splitlines())
     assert "auditing" not in result.output  # no progress bar when stderr is no terminal
@@ -80,7 +84,11 @@ def test_the_ledger_is_audited_page_by_page_with_unsealed_counts(tmp_path: Path)
         ledger.resign(resigned["id"], resigned["seats"][0]["token"])
     result = _run("--data-dir", str(tmp_path), "audit", "--json")
     report = json.loads(result.output)
-    assert report["matches"] == 25 + 17
+    # only this server's own matches are counted; the 25 imported ones are listed apart
+    assert report["audited"].startswith("Audited: matches sealed by this server, key "
+                                        f"{ledger.server_key.public_text}")
+    assert report["matches"] == 17
+    assert [entry["bundles"] for entry in report["other_keys"]] == [25]
     # counted from the transparency log: this server's own matches, from their creation on
     # (imported matches are another server's, and are not in its log)
     assert report["players"]["ann"]["created"] == 20

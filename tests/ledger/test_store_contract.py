@@ -189,3 +189,17 @@ def test_matches_filter_by_the_key_that_sealed_them(store: EventStore) -> None:
     assert [row["id"] for row in store.matches(sealed_by_other_than=ours, limit=1,
                                                offset=1)] == ["s1"]
     assert len(store.matches()) == 4
+
+
+def test_has_player_finds_a_seats_exact_name(store: EventStore) -> None:
+    import json
+
+    names = [["ann", 'o"neil'], ["100%_real", "bé"]]
+    for index, seats in enumerate(names):
+        row = {**_match_row(f"p{index}"), "seat_names": json.dumps(seats)}
+        store.create_match(row, [_genesis()])
+    for name in ("ann", 'o"neil', "100%_real", "bé"):
+        assert store.has_player(name), name
+    # a part of a name, a LIKE wildcard, or a name beside a quote is no seat's name
+    for name in ("an", "nn", "%", "_", "100", "neil", "o", ""):
+        assert not store.has_player(name), name

@@ -2,10 +2,16 @@
 ``/audit?player=NAME`` over one player's matches, and ``/m/<id>/dispute?step=N`` shows the
 dispute report for one step.
 
-An audit reads every sealed match, so it never runs inside a request: a background thread
-computes it and the page serves the last finished report. Each request compares the ledger's
-match counts with those the report was computed from; when matches were sealed (or created)
-since, a refresh starts in the background and the page says it is under way.
+Only the matches sealed under this server's own key are counted: imported ones (anyone may
+post a bundle sealed under a key of their own) are listed apart, by key, and with
+``?include_imported=1`` audited each key on its own, never mixed into this server's figures.
+
+An audit reads every sealed match, so it never runs inside a request: ONE background worker
+computes the reports, from a small queue, and the page serves the last finished report. Each
+request compares the ledger's match counts with those the report was computed from; when
+matches were sealed (or created) since, a refresh is queued and the page says it is under way.
+A request for a report not computed yet while the queue is full is answered 503 with
+Retry-After; a player name no match has is answered at once, without reading any bundle.
 """
 
 from __future__ import annotations
@@ -31,7 +37,16 @@ __all__ = ["AuditCache"]
 FIRST_WAIT_S = 5.0
 #: one-player reports kept at once (the whole ledger's is always kept)
 PLAYER_REPORTS = 32
+#: audits waiting for the one worker at most; past it a request for a report not cached yet is
+#: answered 503 with Retry-After (the whole ledger's audit is always let in, at the front)
+QUEUE_LIMIT = 4
+#: what a 202 or 503 answer tells the client to wait before asking again
+RETRY_AFTER_S = 5
 _SEALED = ("ended", "imported")
+
+#: what one report covers: the player (None: everyone) and whether imported matches are
+#: audited too (each signer key on its own)
+Key = tuple[str | None, bool]
 
 
 @dataclass
@@ -42,55 +57,96 @@ class _Entry:
 
 
 class AuditCache:
-    """The finished audit reports, by player (None: everyone), and the refreshes running."""
+    """The finished audit reports, by player and ``include_imported``, and the one worker that
+    computes them.
+
+    Every audit runs on ONE worker thread per cache (one cache per app: per process), fed by a
+    small queue: many requests for different names never start more threads, and a request
+    for a report already queued or running waits for that computation instead of starting
+    another (break 9: a thread per name, each reading every bundle, had no limit)."""
 
     def __init__(self, ledger: Any) -> None:
         self._ledger = ledger
         self._lock = threading.Lock()
-        self._entries: OrderedDict[str | None, _Entry] = OrderedDict()
-        self._running: dict[str | None, threading.Event] = {}
+        self._wake = threading.Condition(self._lock)
+        self._entries: OrderedDict[Key, _Entry] = OrderedDict()
+        #: waiting for the worker, in order (the whole ledger's first)
+        self._queued: OrderedDict[Key, None] = OrderedDict()
+        #: queued or being computed: set when the computation ends
+        self._pending: dict[Key, threading.Event] = {}
+        self._worker: threading.Thread | None = None
+        #: worker threads ever started (the tests check it stays at one)
+        self.workers_started = 0
+        #: audits computed (each read every sealed bundle)
+        self.computed = 0
 
     def counts(self) -> tuple[int, int]:
         """Sealed matches and all matches: when either changes, the report is stale."""
         store = self._ledger.store
         return store.count_matches(status=_SEALED), store.count_matches()
 
-    def report(self, player: str | None, wait: float = 0.0) -> tuple[_Entry | None, bool]:
-        """The last finished report and whether a refresh is under way (started if stale)."""
+    def report(self, key: Key, wait: float = 0.0) -> tuple[_Entry | None, bool, bool]:
+        """The last finished report, whether a refresh is under way (queued if stale), and
+        whether the queue was full so none could be queued."""
         counts = self.counts()
+        full = False
         with self._lock:
-            entry = self._entries.get(player)
+            entry = self._entries.get(key)
             if entry is not None:
-                self._entries.move_to_end(player)
-            stale = entry is None or entry.counts != counts
-            done = self._running.get(player)
-            if stale and done is None:
-                done = self._running[player] = threading.Event()
-                threading.Thread(target=self._refresh, args=(player, counts, done),
-                                 name="fairdeal-audit", daemon=True).start()
+                self._entries.move_to_end(key)
+            done = self._pending.get(key)
+            if (entry is None or entry.counts != counts) and done is None:
+                if key[0] is None or len(self._queued) < QUEUE_LIMIT:
+                    done = self._pending[key] = threading.Event()
+                    self._queued[key] = None
+                    if key[0] is None:  # the whole ledger's page is never starved by names
+                        self._queued.move_to_end(key, last=False)
+                    self._start_worker()
+                    self._wake.notify()
+                else:
+                    full = True
         if entry is None and done is not None and wait > 0:
             done.wait(wait)
             with self._lock:
-                entry = self._entries.get(player)
-                done = self._running.get(player)
-        return entry, done is not None
+                entry = self._entries.get(key)
+                done = self._pending.get(key)
+        return entry, done is not None, full
 
-    def _refresh(self, player: str | None, counts: tuple[int, int],
-                 done: threading.Event) -> None:
-        try:
-            html = _audit_html(self._ledger, player)
-            with self._lock:
-                self._entries[player] = _Entry(html, counts, time.time())
-                self._entries.move_to_end(player)
-                while len(self._entries) > PLAYER_REPORTS + 1:
-                    oldest = next(key for key in self._entries if key is not None)
-                    del self._entries[oldest]
-        except Exception:  # the page must keep serving the last report; log why this failed
-            current_log().exception("the audit refresh failed")
-        finally:
-            with self._lock:
-                self._running.pop(player, None)
-            done.set()
+    def has_player(self, name: str) -> bool:
+        """Whether any match in the ledger has ``name`` at a seat (no bundle is read)."""
+        return bool(self._ledger.store.has_player(name))
+
+    def _start_worker(self) -> None:
+        # called with the lock held: at most one worker, started on the first request
+        if self._worker is None:
+            self._worker = threading.Thread(target=self._work, name="fairdeal-audit",
+                                            daemon=True)
+            self.workers_started += 1
+            self._worker.start()
+
+    def _work(self) -> None:
+        while True:
+            with self._wake:
+                while not self._queued:
+                    self._wake.wait()
+                key, _ = self._queued.popitem(last=False)
+            try:
+                counts = self.counts()
+                html = _audit_html(self._ledger, *key)
+                with self._lock:
+                    self.computed += 1
+                    self._entries[key] = _Entry(html, counts, time.time())
+                    self._entries.move_to_end(key)
+                    while len(self._entries) > PLAYER_REPORTS + 2:
+                        oldest = next(k for k in self._entries if k[0] is not None)
+                        del self._entries[oldest]
+            except Exception:  # the page must keep serving the last report; log why this failed
+                current_log().exception("the audit refresh failed")
+            finally:
+                with self._lock:
+                    done = self._pending.pop(key, None)
+                if done is not None:
+                    done.set()
 
 
 def current_log() -> Any:
@@ -99,17 +155,25 @@ def current_log() -> Any:
     return logging.getLogger("fairdeal.web.audit")
 
 
-def _audit_html(ledger: Any, player: str | None) -> str:
+def _audit_html(ledger: Any, player: str | None, include_imported: bool) -> str:
     from fairdeal.audit import Filters, audit_bundles
     from fairdeal.audit.html import render_html
-    from fairdeal.audit.report import build_report
+    from fairdeal.audit.report import build_report, signer_words
 
-    filters = Filters(player=player)
+    own = ledger.server_key.public_text
+    # only this server's own key is counted as its own: anyone may import a bundle sealed
+    # under a key of their own (POST /api/v1/bundles), and it must not steer these figures
+    filters = Filters(player=player, signers=frozenset({own}), each_key=include_imported)
     tally = audit_bundles(ledger.sealed_bundles(), filters)
     for name, (created, unsealed) in ledger.seat_counts().items():
         if player in (None, name):
             tally.count_unsealed(name, created, unsealed)
-    report = build_report(tally, filters, "this server's ledger (sealed matches)")
+    report = build_report(
+        tally, filters, "this server's ledger (sealed matches)",
+        signer_words(own, this_server=True),
+        lambda key: signer_words(key, note=" (imported: not this server's key; tallied on "
+                                           "its own)"),
+        "add include_imported=1 to the address to audit each of these keys on its own")
     title = ("Fairness audit of this server" if player is None
              else f"Fairness audit: {player}'s matches")
     return render_html(report, title, nav="{{NAV}}")
@@ -123,29 +187,57 @@ def _cache() -> AuditCache:
     return cache
 
 
+def _plain_page(title: str, nav: str, body: str, status: int, refresh: bool = False) -> Response:
+    page = ("<!doctype html><html lang=en><meta charset=utf-8>"
+            + ('<meta http-equiv="refresh" content="3">' if refresh else "")
+            + f"<title>{escape(title)}</title>{nav}<h1>{escape(title)}</h1>{body}</html>")
+    answer = Response(page, status=status, mimetype="text/html")
+    if status in (202, 503):
+        answer.headers["Retry-After"] = str(RETRY_AFTER_S)
+    return answer
+
+
 @bp.route("/audit")
 def audit_page() -> Any:
-    """The fairness audit of every sealed match here (``?player=NAME``: one player's)."""
+    """The fairness audit of every match sealed under this server's key (``?player=NAME``:
+    one player's; ``?include_imported=1``: the imported matches too, each key on its own)."""
     player = request.args.get("player", "").strip() or None
     if player is not None and len(player) > 80:
         abort(404, description="a player name has at most 80 characters")
-    entry, refreshing = _cache().report(player, wait=FIRST_WAIT_S)
+    flag = request.args.get("include_imported", "").strip().lower()
+    if flag not in ("", "0", "1", "true", "false", "yes", "no"):
+        abort(400, description=f"include_imported must be 1 or 0, got {flag!r}")
+    include_imported = flag in ("1", "true", "yes")
+    cache = _cache()
     home = url_for("viewer.home")
     whole = url_for("viewer.audit_page")
     nav = (f'<p><a href="{escape(home)}">← all matches</a>'
            + (f' · <a href="{escape(whole)}">the whole ledger\'s audit</a>' if player else "")
            + "</p>")
+    if player is not None and not cache.has_player(player):
+        # answered at once: no bundle is read for a name no match has
+        return _plain_page("No such player", nav,
+                           f"<p>No match in this ledger has a player named "
+                           f"{escape(player)} at a seat: there is nothing to audit.</p>", 404)
+    entry, refreshing, full = cache.report((player, include_imported), wait=FIRST_WAIT_S)
+    if entry is None and full:
+        return _plain_page("The audit is busy", nav,
+                           "<p>Other audits are being computed; ask again in a few seconds."
+                           "</p>", 503)
     if entry is None:
-        page = ("<!doctype html><html lang=en><meta charset=utf-8>"
-                '<meta http-equiv="refresh" content="3"><title>Audit being computed</title>'
-                f"{nav}<h1>The audit is being computed</h1><p>Every sealed match is verified "
-                "and counted; this page reloads itself until the report is ready.</p></html>")
-        return Response(page, status=202, mimetype="text/html")
+        return _plain_page("The audit is being computed", nav,
+                           "<p>Every sealed match is verified and counted; this page reloads "
+                           "itself until the report is ready.</p>", 202, refresh=True)
     when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(entry.finished))
     note = f"<p><small>Computed {when}"
-    note += (" — matches were sealed since: a fresh report is being computed; reload in a "
-             "moment.</small></p>" if refreshing else ", from every match sealed by then."
-             "</small></p>")
+    if refreshing:
+        note += (" — matches were sealed since: a fresh report is being computed; reload in a "
+                 "moment.</small></p>")
+    elif full:
+        note += (" — matches were sealed since, and other audits are being computed: reload "
+                 "in a little while for a fresh report.</small></p>")
+    else:
+        note += ", from every match sealed by then.</small></p>"
     return Response(entry.html.replace("{{NAV}}", nav + note, 1), mimetype="text/html")
 
 
