@@ -5,6 +5,7 @@ the run, so that ``make adversary`` says how many cases ran and how many verdict
 from __future__ import annotations
 
 import os
+import time
 from collections import Counter
 
 from hypothesis import HealthCheck, settings
@@ -18,8 +19,18 @@ SUITE_PROFILE = "fairdeal-adversary-suite"
 CAMPAIGN_PROFILE = "fairdeal-adversary-campaign"
 SUITE_CASES = 300
 
-#: "cases", "OK", "FAIL" and "FAIL <check>" for each check that refused a forgery
+#: "cases", "OK", "FAIL", "FAIL <check>" for each check that refused a forgery, and
+#: "violations" (OK verdicts that broke the oracle)
 TALLY: Counter[str] = Counter()
+#: when the first case ran (time.monotonic), for the rate the summary reports
+_started: list[float] = []
+
+
+def tally(key: str) -> None:
+    """Count one outcome of one case."""
+    if not _started:
+        _started.append(time.monotonic())
+    TALLY[key] += 1
 
 
 def profile_name() -> str:
@@ -52,6 +63,9 @@ def summary() -> str | None:
     refused = sorted(((count, key.removeprefix("FAIL ")) for key, count in TALLY.items()
                       if key.startswith("FAIL ")), reverse=True)
     checks = ", ".join(f"{check} {count}" for count, check in refused)
-    return (f"adversary property: {TALLY['cases']} cases ran; verdicts OK {TALLY['OK']}, "
+    seconds = time.monotonic() - _started[0]
+    rate = TALLY["cases"] / seconds if seconds > 0 else 0.0
+    return (f"adversary property: {TALLY['cases']} cases ran in {seconds:.1f} s "
+            f"({rate:.1f} cases/s, shrinking included); verdicts OK {TALLY['OK']}, "
             f"FAIL {TALLY['FAIL']}" + (f" (refused by {checks})" if checks else "")
             + f"; oracle violations {TALLY['violations']}")

@@ -19,6 +19,7 @@ from cheats import Clock  # noqa: E402
 from fairdeal.ledger.service import Ledger  # noqa: E402
 from fairdeal.verifier.keys import SigningKey  # noqa: E402
 
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     line = campaign.summary()
     if line is not None:

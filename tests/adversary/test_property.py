@@ -74,6 +74,7 @@ from pathlib import Path
 from typing import Any
 
 import campaign
+import pytest
 from cheats import Clock, Match
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
@@ -708,17 +709,13 @@ def play(case: Case, matches: list[Honest], tally: Callable[[str], None]) -> Non
         raise
 
 
-def _tally(key: str) -> None:
-    campaign.TALLY[key] += 1
-
-
 @settings(settings.get_profile(campaign.profile_name()))
 @given(case=cases)
 def test_no_forgery_verifies_as_the_honest_match(case: Case) -> None:
     """Whatever a server holding only its own key does to honest signed matches, an OK with
     the seats' keys pinned (and their receipts, where given) vouches only for what the seats
     signed and for the honest deal. The oracle is the module's docstring."""
-    play(case, honest_matches(), _tally)
+    play(case, honest_matches(), campaign.tally)
 
 
 def test_the_honest_matches_verify_and_the_oracle_accepts_them() -> None:
@@ -731,3 +728,44 @@ def test_the_honest_matches_verify_and_the_oracle_accepts_them() -> None:
                               honest.receipts)
         assert report.ok, (honest.name, report.failure)
         check_oracle(honest, data, honest.receipts, report)
+
+
+# the classes the property found on protocol v2 as first released (docs/guarantees.md, "The
+# adversary as a property"), shrunk: the oracle must call each a forgery whatever the verifier
+# answers — the verifier is judged against the oracle, never the other way round
+PIN_MISSING_EXPIRED = Case(0, (), ("finish", "genesis", ("expire", "expire"), []), "keep", False)
+PIN_MISSING_VERSION_1 = Case(0, (("protocol", PROTOCOL_V1),),
+                             ("finish", "genesis", ("expire", "expire"), []), "recommit", False)
+#: the server refuses every write of both seats: their seeds expire, every turn times out
+REFUSES_EVERY_WRITE = Case(3, (), ("finish", "keys", ("expire", "expire"), [0]), "keep", True)
+
+
+@pytest.mark.parametrize("case", [PIN_MISSING_EXPIRED, PIN_MISSING_VERSION_1],
+                         ids=["seeds-expired-moves-unsigned", "reforged-as-version-1"])
+def test_the_oracle_calls_a_pinned_seat_with_no_signed_events_a_forgery(case: Case) -> None:
+    """The server drops the seats' keys and writes everything itself, unsigned: the bundle is
+    consistent (it verifies with no pin), and the oracle finds a pinned seat with no key
+    (clause 1) and events that speak for it unsigned (clause 2)."""
+    honest = honest_matches()[case.match]
+    data = Forger(honest, case).forge()
+    unpinned = verify_bytes(data, honest.server_key.public_text)
+    assert unpinned.ok, unpinned.failure
+    assert sorted(violations(honest, data, None, unpinned)) == [1, 2]
+
+
+def test_a_server_refusing_every_write_is_caught_by_the_receipts_alone() -> None:
+    """`refuses-a-write`, to its end: the server keeps the seats' keys, lets both seeds expire
+    and times out every turn. Nothing a seat signed is altered and the report says the server
+    could have chosen the deal, so the oracle accepts the OK with both pins (clause 3's one
+    exception); the players' receipts refuse the bundle."""
+    honest = honest_matches()[REFUSES_EVERY_WRITE.match]
+    data = Forger(honest, REFUSES_EVERY_WRITE).forge()
+    pinned = verify_bytes(data, honest.server_key.public_text, honest.pins)
+    assert pinned.ok, pinned.failure
+    assert ["server"] in pinned.facts["deal_influence"]["colluders_needed"]
+    assert violations(honest, data, None, pinned) == {}
+    with_receipts = verify_bytes(data, honest.server_key.public_text, honest.pins,
+                                 honest.receipts)
+    assert with_receipts.failure is not None
+    assert with_receipts.failure.check == "receipts"
+    assert "server-signed proof of tampering" in with_receipts.failure.reason
