@@ -64,9 +64,11 @@ cases ran and how the verdicts fell.
 
 from __future__ import annotations
 
+import atexit
 import copy
 import json
 import random
+import shutil
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -205,11 +207,13 @@ _HONEST: list[Honest] = []
 def honest_matches() -> list[Honest]:
     """The honest matches, made once per session (a few tenths of a second)."""
     if not _HONEST:
+        folder = Path(tempfile.mkdtemp(prefix="fairdeal-adversary-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
         _HONEST.extend([
             _simulated("arcomage", ("greedy", "greedy"), 0),
             _simulated("toybattle", ("greedy", "random"), 1),
             _simulated("wyrdstone", ("greedy", "random"), 2),
-            _on_the_ledger(Path(tempfile.mkdtemp(prefix="fairdeal-adversary-"))),
+            _on_the_ledger(folder),
         ])
     return _HONEST
 
