@@ -742,6 +742,9 @@ PIN_MISSING_VERSION_1 = Case(0, (("protocol", PROTOCOL_V1),),
                              ("finish", "genesis", ("expire", "expire"), []), "recommit", False)
 #: the server refuses every write of both seats: their seeds expire, every turn times out
 REFUSES_EVERY_WRITE = Case(3, (), ("finish", "keys", ("expire", "expire"), [0]), "keep", True)
+#: the same under another match id, re-committed: the players' receipts name the honest one
+REFUSES_UNDER_ANOTHER_ID = Case(3, (("match_id", "forged"),),
+                                ("finish", "keys", ("expire", "expire"), [0]), "recommit", True)
 
 
 @pytest.mark.parametrize("case", [PIN_MISSING_EXPIRED, PIN_MISSING_VERSION_1],
@@ -773,3 +776,17 @@ def test_a_server_refusing_every_write_is_caught_by_the_receipts_alone() -> None
     assert with_receipts.failure is not None
     assert with_receipts.failure.check == "receipts"
     assert "server-signed proof of tampering" in with_receipts.failure.reason
+
+
+def test_the_oracle_holds_receipts_to_their_match_whatever_id_the_bundle_claims() -> None:
+    """The server refuses every write and re-seals the match under another match id: the
+    players' receipts name the honest id, so a verifier that sets them aside as "for other
+    matches" vouches for a deal the server chose. The oracle calls it a forgery: the deal is
+    not the honest one though receipts were given (clause 3), and the receipted events are
+    missing (clause 4)."""
+    honest = honest_matches()[REFUSES_UNDER_ANOTHER_ID.match]
+    data = Forger(honest, REFUSES_UNDER_ANOTHER_ID).forge()
+    unpinned = verify_bytes(data, honest.server_key.public_text)
+    assert unpinned.ok, unpinned.failure
+    assert json.loads(data)["events"][0]["match_id"] == "forged"
+    assert sorted(violations(honest, data, honest.receipts, unpinned)) == [3, 4]
