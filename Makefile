@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 .PHONY: install pyodide demo test bench bench-ledger bench-log lint clean fuzz fuzz-atheris \
-	faults bench-load bench-durability
+	faults bench-load bench-durability adversary
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -79,6 +79,15 @@ bench-durability: $(STAMP)
 FUZZ_INPUTS ?= 1000000
 fuzz: $(STAMP)
 	nice -n 10 $(BIN)/python -m fuzzing.run --inputs $(FUZZ_INPUTS) --workers 2 --out out/fuzz
+
+## The adversary's long campaign (not in the test suite, whose short one runs 300 cases): the
+## property of tests/adversary/test_property.py on ADVERSARY_CASES forgeries by a server holding
+## its own key, niced. It prints how many cases ran and how many verdicts were OK and FAIL; a
+## forgery that verifies OK and breaks the oracle fails the run with its shrunk example.
+ADVERSARY_CASES ?= 100000
+adversary: $(STAMP)
+	FAIRDEAL_ADVERSARY_CASES=$(ADVERSARY_CASES) nice -n 10 $(BIN)/pytest -q -p no:cacheprovider \
+		tests/adversary/test_property.py::test_no_forgery_verifies_as_the_honest_match
 
 ## Coverage-guided fuzzing of the verifier with atheris (pip install atheris), for FUZZ_SECONDS.
 FUZZ_SECONDS ?= 600
