@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from .main import Context, cli
+from .options import bounded_int
 
 __all__ = ["audit"]
 
@@ -59,7 +60,7 @@ def _date_ms(text: str | None, option: str) -> int | None:
 @click.option("--since", help="Only matches created on or after this date (UTC).")
 @click.option("--until", help="Only matches created before this date (UTC).")
 @click.option("--player", help="Only matches with this player name at a seat.")
-@click.option("--workers", type=click.IntRange(1, 256), default=1, show_default=True,
+@click.option("--workers", type=bounded_int(1, 256), default=1, show_default=True,
               help="Worker processes on this machine.")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Run on the Dask scheduler at ADDRESS (needs fairdeal[dask]).")

@@ -13,13 +13,14 @@ from fairdeal.verifier.dispute import DisputeError, dispute_report
 from fairdeal.verifier.dispute_html import dispute_html
 
 from .main import cli
+from .options import bounded_int
 
 __all__ = ["dispute"]
 
 
 @cli.command()
 @click.argument("bundle", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.option("--step", type=click.IntRange(0), required=True,
+@click.option("--step", type=bounded_int(0), required=True,
               help="The disputed step: 0 is the deal, N the N-th play.")
 @click.option("--json", "as_json", is_flag=True, help="The report as JSON instead of HTML.")
 @click.option("-o", "--out", type=click.Path(dir_okay=False, writable=True),

@@ -21,6 +21,7 @@ from fairdeal.verifier.replay import replay_steps
 from fairdeal.verifier.report import VerificationError
 from fairdeal.verifier.verify import UnknownSeat, verify_bytes
 
+from .options import bounded_int
 from .output import outcome_words, print_records, report_lines
 from .paths import bundle_paths
 
@@ -114,11 +115,11 @@ def _parse_params(game_name: str, pairs: tuple[str, ...], named: dict[str, str |
                    "(--param A.school=water --param training=true).")
 @click.option("--bots", default="random,greedy", show_default=True,
               help="The two bots, seat A's first.")
-@click.option("-n", "count", type=click.IntRange(1, 1_000_000), default=1, show_default=True,
+@click.option("-n", "count", type=bounded_int(1, 1_000_000), default=1, show_default=True,
               help="How many matches.")
 @click.option("--seed", default=None,
               help="Make the run byte-for-byte reproducible (seeds, clock, keys).")
-@click.option("--turn-limit", type=click.IntRange(1, 86_400), default=60, show_default=True,
+@click.option("--turn-limit", type=bounded_int(1, 86_400), default=60, show_default=True,
               help="Seconds per action before the server writes a timeout (a game may fix "
                    "it: Wyrdstone takes 60 s for the whole turn).")
 @click.option("--signed", is_flag=True, help="Seats register keys and sign their moves.")
@@ -276,7 +277,7 @@ def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: 
 
 @cli.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.option("--step", type=click.IntRange(0), default=None,
+@click.option("--step", type=bounded_int(0), default=None,
               help="Only the state after step N (0 is the deal, N the N-th play).")
 @click.option("--json", "as_json", is_flag=True, help="States as JSON.")
 def replay(file: str, step: int | None, as_json: bool) -> None:

@@ -15,6 +15,7 @@ import click
 from fairdeal.games import get_game
 
 from .main import Context, _game_choice, checked_key, cli
+from .options import bounded_float, bounded_int
 from .output import outcome_words
 
 
@@ -33,7 +34,7 @@ def _ledger(obj: Context) -> Any:
 
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
-@click.option("--port", type=click.IntRange(1, 65535), default=5000, show_default=True,
+@click.option("--port", type=bounded_int(1, 65535), default=5000, show_default=True,
               envvar="FAIRDEAL_PORT")
 @click.option("--debug", is_flag=True, help="Flask's debugger (never on a public interface).")
 @click.option("-q", "--quiet", is_flag=True,
@@ -62,8 +63,8 @@ def serve(obj: Context, host: str, port: int, debug: bool, quiet: bool) -> None:
 
 @cli.command()
 @click.option("--game", type=_game_choice(), default=None, help="Only this game's matches.")
-@click.option("--limit", type=click.IntRange(1, 500), default=50, show_default=True)
-@click.option("--offset", type=click.IntRange(0), default=0)
+@click.option("--limit", type=bounded_int(1, 500), default=50, show_default=True)
+@click.option("--offset", type=bounded_int(0, 10**9), default=0)
 @click.option("--json", "as_json", is_flag=True, help="As JSON.")
 @click.pass_obj
 def matches(obj: Context, game: str | None, limit: int, offset: int, as_json: bool) -> None:
@@ -88,7 +89,7 @@ def matches(obj: Context, game: str | None, limit: int, offset: int, as_json: bo
 @click.argument("match_id")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Write the bundle here (default: standard output).")
-@click.option("--log-size", type=click.IntRange(min=0), default=None,
+@click.option("--log-size", type=bounded_int(0), default=None,
               help="Prove the match against the log checkpoint signed at this tree size "
                    "(default: the latest).")
 @click.pass_obj
@@ -255,18 +256,18 @@ def keys_show(obj: Context) -> None:
 @click.option("--server", default="http://127.0.0.1:5000", show_default=True,
               envvar="FAIRDEAL_SERVER", help="The server's base URL.")
 @click.option("--game", type=_game_choice(), required=True)
-@click.option("-n", "count", type=click.IntRange(1, 1_000_000), default=1, show_default=True,
+@click.option("-n", "count", type=bounded_int(1, 1_000_000), default=1, show_default=True,
               help="How many matches.")
-@click.option("-c", "--concurrency", type=click.IntRange(1, 256), default=1, show_default=True,
+@click.option("-c", "--concurrency", type=bounded_int(1, 256), default=1, show_default=True,
               help="How many matches at once.")
-@click.option("--seed", type=int, default=None, help="Seed the bots' choices.")
-@click.option("--turn-limit", type=click.IntRange(1, 86_400), default=60, show_default=True,
+@click.option("--seed", type=bounded_int(), default=None, help="Seed the bots' choices.")
+@click.option("--turn-limit", type=bounded_int(1, 86_400), default=60, show_default=True,
               help="Seconds per action.")
 @click.option("--signed", is_flag=True,
               help="Seats register keys and sign their seeds and moves.")
-@click.option("--duration", type=click.FloatRange(0, 86_400), default=None,
+@click.option("--duration", type=bounded_float(0, 86_400), default=None,
               help="Start no match after this many seconds (a load run; -n is then a cap).")
-@click.option("--pace", type=click.FloatRange(0, 3_600), default=0.0, show_default=True,
+@click.option("--pace", type=bounded_float(0, 3_600), default=0.0, show_default=True,
               help="Seconds each bot thinks before a move, so people can watch live.")
 @click.option("--trusted-key", default=None, metavar="ed25519:HEX",
               help="The server key the receipts must be signed by (default: what the server "

@@ -19,9 +19,11 @@ from typing import Any
 
 from flask import Response, abort, current_app, request, url_for
 
+from fairdeal.ledger.errors import BadRequest
 from fairdeal.verifier.dispute import DisputeError, dispute_report
 from fairdeal.verifier.dispute_html import dispute_html
 
+from ..queryargs import parse_int
 from . import bp
 from .loading import load_stored, load_upload
 
@@ -153,11 +155,12 @@ def _dispute(match: Any) -> Any:
     if match.bundle_bytes is None:
         abort(404, description="a match in play has no dispute report yet: it needs the "
                                "sealed bundle")
-    step = request.args.get("step", "0")
-    if not step.isdigit():
-        abort(404, description=f"step {step!r} is not a step number")
     try:
-        report = dispute_report(match.bundle_bytes, int(step))
+        step = parse_int("step", request.args.get("step", "0"), minimum=0)
+    except BadRequest as e:
+        abort(404, description=e.message)
+    try:
+        report = dispute_report(match.bundle_bytes, step)
     except DisputeError as e:
         abort(404, description=str(e))
     return Response(dispute_html(report), mimetype="text/html")
