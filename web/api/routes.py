@@ -64,6 +64,11 @@ def add_seed(match_id: str) -> tuple[Response, int]:
     if "client_seed" not in body and "commitment" not in body:
         raise BadRequest("send 'client_seed' (64 hex, or null to decline) or 'commitment' "
                          "(64 hex, the first of two steps)", code="missing-field")
+    if "commitment" in body and body["commitment"] is None:
+        # a null commitment is no commitment: it used to pass for "no field" and store an
+        # irrevocable decline; a decline is said as one, {"client_seed": null}
+        raise BadRequest("commitment must be 64 lowercase hex characters, not null (to "
+                         "decline the seed send {\"client_seed\": null})", code="invalid-seed")
     return _played(ledger().add_seed(match_id, token, body.get("client_seed"),
                                      commitment=body.get("commitment"),
                                      expected_seq=body.get("expected_seq"),
