@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from .files import write_file
 from .main import Context, cli
 from .options import bounded_int
 
@@ -128,10 +129,7 @@ def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str |
     if html_file:
         from fairdeal.audit.html import render_html
 
-        try:
-            Path(html_file).write_text(render_html(report), encoding="utf-8")
-        except OSError as e:
-            raise click.FileError(html_file, hint=e.strerror or str(e)) from None
+        write_file(html_file, render_html(report))
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:

@@ -12,6 +12,7 @@ import click
 from fairdeal.verifier.dispute import DisputeError, dispute_report
 from fairdeal.verifier.dispute_html import dispute_html
 
+from .files import write_file
 from .main import cli
 from .options import bounded_int
 
@@ -57,10 +58,7 @@ def dispute(bundle: str, step: int, as_json: bool, out: str | None, trusted_key:
     text = (json.dumps(report, indent=2, ensure_ascii=False) + "\n" if as_json
             else dispute_html(report))
     if out:
-        try:
-            Path(out).write_text(text, encoding="utf-8")
-        except OSError as e:
-            raise click.FileError(out, hint=e.strerror or str(e)) from None
+        write_file(out, text)
     else:
         click.echo(text, nl=False)
     sys.exit(0 if report["verification"]["ok"] else 1)

@@ -9,7 +9,8 @@ import click
 from fairdeal.web.viewer.animation import WIDTH, StepRangeError, match_gif, parse_steps
 from fairdeal.web.viewer.matches import load_bundle
 
-from .main import cli
+from .files import write_file
+from .main import _read, cli
 
 
 @cli.command()
@@ -25,7 +26,7 @@ def gif(bundle: Path, steps: str | None, seat: str | None, output: Path) -> None
 
     The match is verified first: a replay of a file that does not verify proves nothing, so
     none is drawn."""
-    match = load_bundle(bundle.read_bytes())
+    match = load_bundle(_read(str(bundle)))
     if not match.report.ok:
         raise click.ClickException(f"{bundle} does not verify, so no replay is drawn: "
                                    f"{match.report.failure}")
@@ -42,6 +43,6 @@ def gif(bundle: Path, steps: str | None, seat: str | None, output: Path) -> None
     except StepRangeError as e:
         raise click.BadParameter(str(e), param_hint="--step") from None
     data = match_gif(match, first, last, seat_index)
-    output.write_bytes(data)
+    write_file(output, data)
     click.echo(f"{output}: steps {first} to {last} ({last - first + 1} frames, {WIDTH} px wide, "
                f"{len(data) / 1024:.0f} kB)")

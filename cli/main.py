@@ -21,6 +21,7 @@ from fairdeal.verifier.replay import replay_steps
 from fairdeal.verifier.report import VerificationError
 from fairdeal.verifier.verify import UnknownSeat, verify_bytes
 
+from .files import make_folder, write_file
 from .options import bounded_int
 from .output import outcome_words, print_records, report_lines
 from .paths import bundle_paths
@@ -157,15 +158,13 @@ def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
         raise click.BadParameter(str(e), param_hint="--turn-limit") from None
     settings = SimulationSettings(game=game, params=params, bots=(names[0], names[1]),
                                   turn_limit_ms=turn_limit * 1000, signed_moves=signed)
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = make_folder(out)
     signed_with = None
     for bundle in simulate_matches(settings, count, seed=seed, server_key=server_key):
         signed_with = bundle["signature"]["key"]
         match_id = bundle["events"][0]["match_id"]
         path = folder / f"{match_id}.json"
-        path.write_text(json.dumps(bundle, ensure_ascii=False, separators=(",", ":")) + "\n",
-                        encoding="utf-8")
+        write_file(path, json.dumps(bundle, ensure_ascii=False, separators=(",", ":")) + "\n")
         players = [seat["name"] for seat in bundle["events"][0]["seats"]]
         outcome = outcome_words(game, bundle["events"][-1]["result"], players)
         click.echo(f"{path}  {len(bundle['events'])} events, {outcome}")

@@ -15,6 +15,7 @@ import click
 from fairdeal.games import get_game
 
 from .main import Context, _game_choice, checked_key, cli
+from .files import make_folder, write_file
 from .options import bounded_float, bounded_int
 from .output import outcome_words
 
@@ -107,10 +108,7 @@ def export(obj: Context, match_id: str, output: str, log_size: int | None) -> No
     if output == "-":
         click.echo(data.decode("utf-8"))
         return
-    try:
-        Path(output).write_bytes(data + b"\n")
-    except OSError as e:
-        raise click.FileError(output, hint=e.strerror or str(e)) from None
+    write_file(output, data + b"\n")
     click.echo(f"{output}: match {match_id}, sealed bundle written", err=True)
 
 
@@ -292,13 +290,7 @@ def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
     from fairdeal.ledger.client import ApiClient, ApiError, TamperDetected, play_matches
 
     trusted_key = checked_key(trusted_key, "--trusted-key")
-    folder = Path(receipts_dir) if receipts_dir else None
-    if folder is not None:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise click.BadParameter(f"cannot create {folder}: {e.strerror}",
-                                     param_hint="--receipts") from None
+    folder = make_folder(receipts_dir) if receipts_dir else None
 
     if pace >= turn_limit:
         raise click.BadParameter(f"a bot thinking {pace} s would run out of its {turn_limit} s "
@@ -318,7 +310,7 @@ def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
                                      duration=duration):
                 if "result" in item and folder is not None:
                     path = folder / f"{item['id']}.receipts.json"
-                    path.write_text(json.dumps(item["receipts"], indent=1) + "\n")
+                    write_file(path, json.dumps(item["receipts"], indent=1) + "\n")
                 bar.echo(play_line(item, game, site))
                 if "result" in item:
                     bar.advance()
