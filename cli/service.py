@@ -14,8 +14,8 @@ import click
 
 from fairdeal.games import get_game
 
-from .main import Context, _game_choice, checked_key, cli
 from .files import make_folder, write_file
+from .main import Context, _game_choice, checked_key, cli
 from .options import bounded_float, bounded_int
 from .output import outcome_words
 
