@@ -147,11 +147,7 @@ def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
     if len(names) != 2 or any(name not in known for name in names):
         raise click.BadParameter(f"expected two of {', '.join(known)} separated by a comma, "
                                  f"got {bots!r}", param_hint="--bots")
-    server_key = None
-    if seed is None:
-        from fairdeal.ledger.keys import load_or_create_server_key
-
-        server_key = load_or_create_server_key(obj.data_dir)
+    server_key = None if seed is not None else server_key_of(obj.data_dir)
     try:  # a game may fix the limit (wyrdstone/2: 60 s for the whole turn)
         get_game(game).turn_timer(params, turn_limit * 1000)
     except RulesError as e:
@@ -181,6 +177,17 @@ def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
     else:
         click.echo(f"signed with {signed_with} (derived from --seed {seed!r}, not the server "
                    "key: pin this one with --trusted-key)")
+
+
+def server_key_of(data_dir: Path) -> Any:
+    """The server key of a data folder (created on first use), or a click error naming the
+    folder and what is wrong with its key file (unreadable, not a key, a folder)."""
+    from fairdeal.ledger.keys import load_or_create_server_key
+
+    try:
+        return load_or_create_server_key(data_dir)
+    except (OSError, ValueError) as e:
+        raise click.ClickException(f"cannot read the server key in {data_dir}: {e}") from None
 
 
 def checked_key(text: str | None, option: str) -> str | None:

@@ -15,7 +15,7 @@ import click
 from fairdeal.games import get_game
 
 from .files import make_folder, write_file
-from .main import Context, _game_choice, checked_key, cli
+from .main import Context, _game_choice, checked_key, cli, server_key_of
 from .options import bounded_float, bounded_int
 from .output import outcome_words
 
@@ -232,14 +232,11 @@ def keys_show(obj: Context) -> None:
     `log monitor --log-key` takes), and last the key `verify --trusted-key` takes."""
     import os
 
-    from fairdeal.ledger.keys import KEY_FILE, load_or_create_server_key
+    from fairdeal.ledger.keys import KEY_FILE
     from fairdeal.ledger.tlog import default_origin
     from fairdeal.verifier.note import ED25519, NoteError, VerifierKey
 
-    try:
-        key = load_or_create_server_key(obj.data_dir)
-    except (OSError, ValueError) as e:
-        raise click.ClickException(f"cannot read the server key in {obj.data_dir}: {e}") from None
+    key = server_key_of(obj.data_dir)
     click.echo(f"key file: {Path(obj.data_dir) / KEY_FILE}")
     click.echo(f"key id:   {key.key_id}")
     origin = os.environ.get("FAIRDEAL_LOG_ORIGIN") or default_origin(key.key_id)

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from fairdeal.cli import service
 from fairdeal.cli.main import cli
+from fairdeal.ledger.keys import KEY_FILE
 
 HONEST = Path(__file__).parents[2] / "fixtures" / "bundles" / "honest" / "arcomage-untimed.json"
 #: nothing listens there: a command that needs a server fails at once
@@ -53,7 +54,13 @@ def _bad_paths(tmp: Path) -> dict[str, str]:
     (tmp / "deep-state.json").write_text('{"checkpoint": ' + "[" * 200_000)
     (tmp / "garbage.json").write_bytes(b"\xff\xfe\x00garbage\x80" * 100)
     (tmp / "empty.json").write_bytes(b"")
+    # data folders whose server key file is not a key, or is a folder
+    (tmp / "bad-key").mkdir()
+    (tmp / "bad-key" / KEY_FILE).write_bytes(b"\xff\xfe not a PEM key")
+    (tmp / "key-folder" / KEY_FILE).mkdir(parents=True)
     return {"under a file": str(tmp / "afile" / "x"), "in /proc": "/proc/nope/x",
+            "a corrupt key": str(tmp / "bad-key"),
+            "a key that is a folder": str(tmp / "key-folder"),
             "a folder": str(tmp / "folder"), "missing": str(tmp / "missing" / "x"),
             "deeply nested": str(tmp / "deep.json"),
             "deeply nested state": str(tmp / "deep-state.json"),
@@ -78,8 +85,6 @@ def _arguments(command: click.Command, bad: click.Parameter | None, value: str,
             args += [param.opts[-1], given]
         else:
             args.append(given)
-    if command.name == "simulate":
-        args += ["--seed", "1"]  # no server key made in the data folder
     if command.name == "gif":
         args += ["--step", "0:1"]  # two frames: drawing all is slow and beside the point
     return args
@@ -111,7 +116,9 @@ def test_no_command_prints_a_traceback_on_a_bad_path(
     imported = runner.invoke(cli, ["--data-dir", str(tmp_path / "data"), "import", str(HONEST)])
     assert imported.exit_code == 0, imported.output
     for label, value in _bad_paths(tmp_path).items():
-        if bad is None and command.name == "serve" and label in ("a folder", "missing"):
+        if bad is None and command.name == "serve" and label in ("a folder", "missing",
+                                                                  "a corrupt key",
+                                                                  "a key that is a folder"):
             continue  # a usable data folder: serve would start serving
         data_dir = value if bad is None else str(tmp_path / "data")
         args = ["--data-dir", data_dir, *command_path.split(),
