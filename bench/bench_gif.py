@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from fairdeal.web.viewer.animation import WIDTH, match_gif
+from fairdeal.web.viewer.animation import MAX_GIF_FRAMES, WIDTH, match_gif
 from fairdeal.web.viewer.matches import load_bundle
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -22,15 +22,16 @@ from bench_browser_verify import long_match  # noqa: E402
 
 def main() -> None:
     match = load_bundle(long_match(300))
-    steps = match.last_step + 1
+    # a GIF holds at most MAX_GIF_FRAMES frames (issue 18): the longest one there can be
+    steps = min(match.last_step + 1, MAX_GIF_FRAMES)
     t0 = time.perf_counter()
     for number in range(steps):
         match.game.render_svg(match.steps[number].state, None)
     svg_seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
-    data = match_gif(match, 0, match.last_step)
+    data = match_gif(match, 0, steps - 1)
     gif_seconds = time.perf_counter() - t0
-    print(f"match: {len(match.events)} events, {steps} steps (load average "
+    print(f"match: {len(match.events)} events, {steps} steps drawn (load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     print(f"GIF: {WIDTH} px wide, {steps} frames, {len(data) / 1024:.0f} kB "
           f"({len(data) / steps / 1024:.1f} kB a frame)")

@@ -12,7 +12,9 @@ from typing import Any
 
 import click
 
+from .files import write_file
 from .main import Context, checked_key, cli
+from .options import bounded_int
 
 __all__ = ["audit"]
 
@@ -59,7 +61,7 @@ def _date_ms(text: str | None, option: str) -> int | None:
 @click.option("--since", help="Only matches created on or after this date (UTC).")
 @click.option("--until", help="Only matches created before this date (UTC).")
 @click.option("--player", help="Only matches with this player name at a seat.")
-@click.option("--workers", type=click.IntRange(1, 256), default=1, show_default=True,
+@click.option("--workers", type=bounded_int(1, 256), default=1, show_default=True,
               help="Worker processes on this machine.")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Run on the Dask scheduler at ADDRESS (needs fairdeal[dask]).")
@@ -147,10 +149,7 @@ def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str |
     if html_file:
         from fairdeal.audit.html import render_html
 
-        try:
-            Path(html_file).write_text(render_html(report), encoding="utf-8")
-        except OSError as e:
-            raise click.FileError(html_file, hint=e.strerror or str(e)) from None
+        write_file(html_file, render_html(report))
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:

@@ -13,14 +13,16 @@ from fairdeal.verifier.dispute import DisputeError, dispute_report
 from fairdeal.verifier.dispute_html import dispute_html
 from fairdeal.verifier.verify import UnknownSeat
 
+from .files import write_file
 from .main import cli
+from .options import bounded_int
 
 __all__ = ["dispute"]
 
 
 @cli.command()
 @click.argument("bundle", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.option("--step", type=click.IntRange(0), required=True,
+@click.option("--step", type=bounded_int(0), required=True,
               help="The disputed step: 0 is the deal, N the N-th play.")
 @click.option("--json", "as_json", is_flag=True, help="The report as JSON instead of HTML.")
 @click.option("-o", "--out", type=click.Path(dir_okay=False, writable=True),
@@ -59,10 +61,7 @@ def dispute(bundle: str, step: int, as_json: bool, out: str | None, trusted_key:
     text = (json.dumps(report, indent=2, ensure_ascii=False) + "\n" if as_json
             else dispute_html(report))
     if out:
-        try:
-            Path(out).write_text(text, encoding="utf-8")
-        except OSError as e:
-            raise click.FileError(out, hint=e.strerror or str(e)) from None
+        write_file(out, text)
     else:
         click.echo(text, nl=False)
     sys.exit(0 if report["verification"]["ok"] else 1)

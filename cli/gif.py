@@ -6,26 +6,36 @@ from pathlib import Path
 
 import click
 
-from fairdeal.web.viewer.animation import WIDTH, StepRangeError, match_gif, parse_steps
+from fairdeal.web.viewer.animation import (
+    MAX_GIF_FRAMES,
+    WIDTH,
+    StepRangeError,
+    match_gif,
+    parse_steps,
+)
 from fairdeal.web.viewer.matches import load_bundle
 
-from .main import cli
+from .files import write_file
+from .main import _read, cli
 
 
 @cli.command()
 @click.argument("bundle", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--step", "steps", metavar="A:B", default=None,
-              help="Only steps A to B (either may be left out: 10: or :20); default all.")
+              help=f"Only steps A to B (either may be left out: 10: or :20), at most "
+                   f"{MAX_GIF_FRAMES}; default all, or the last {MAX_GIF_FRAMES} of a longer "
+                   "match.")
 @click.option("--seat", default=None, metavar="SEAT",
               help="Draw from a seat's view (its name, e.g. A) instead of the spectator's.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               required=True, help="Where to write the GIF.")
 def gif(bundle: Path, steps: str | None, seat: str | None, output: Path) -> None:
-    """Draw a sealed match as an animated GIF (480 px wide, one frame a step).
+    """Draw a sealed match as an animated GIF (480 px wide, one frame a step, at most 100
+    frames: the same cap as the server's /m/ID.gif).
 
     The match is verified first: a replay of a file that does not verify proves nothing, so
     none is drawn."""
-    match = load_bundle(bundle.read_bytes())
+    match = load_bundle(_read(str(bundle)))
     if not match.report.ok:
         raise click.ClickException(f"{bundle} does not verify, so no replay is drawn: "
                                    f"{match.report.failure}")
@@ -42,6 +52,9 @@ def gif(bundle: Path, steps: str | None, seat: str | None, output: Path) -> None
     except StepRangeError as e:
         raise click.BadParameter(str(e), param_hint="--step") from None
     data = match_gif(match, first, last, seat_index)
-    output.write_bytes(data)
+    write_file(output, data)
     click.echo(f"{output}: steps {first} to {last} ({last - first + 1} frames, {WIDTH} px wide, "
                f"{len(data) / 1024:.0f} kB)")
+    if steps is None and first > 0:
+        click.echo(f"  the last {MAX_GIF_FRAMES} of the match's {match.last_step + 1} steps: a "
+                   f"GIF holds at most {MAX_GIF_FRAMES} frames (--step picks others)")

@@ -22,7 +22,7 @@ from urllib.parse import quote
 import click
 
 from fairdeal.ledger.client import ApiClient, ApiError
-from fairdeal.verifier.bundle import Bundle, InvalidBundle
+from fairdeal.verifier.bundle import Bundle, InvalidBundle, parse_json
 from fairdeal.verifier.checkpoint import (
     Checkpoint,
     CheckpointError,
@@ -113,10 +113,11 @@ def trusted_checkpoint(data: bytes) -> str:
     monitor's or witness's state file (its last checkpoint seen)."""
     text = data.decode("utf-8", "replace")
     if text.lstrip().startswith("{"):
-        try:
-            state = json.loads(text)
-        except ValueError:
-            raise click.BadParameter("the file is neither a checkpoint nor a log state file",
+        try:  # the bundles' parser: depth-limited, so a deeply nested file is no RecursionError
+            state = parse_json(data)
+        except InvalidBundle as e:
+            raise click.BadParameter(f"the file is neither a checkpoint nor a log state file "
+                                     f"({str(e).removesuffix(' to be a bundle')})",
                                      param_hint="--checkpoint") from None
         if not isinstance(state, dict) or not isinstance(state.get("checkpoint"), str):
             raise click.BadParameter("a log state file holds the last checkpoint seen under "

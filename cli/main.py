@@ -26,6 +26,8 @@ from fairdeal.verifier.replay import replay_steps
 from fairdeal.verifier.report import VerificationError
 from fairdeal.verifier.verify import UnknownSeat, verify_bytes
 
+from .files import make_folder, write_file
+from .options import bounded_int
 from .output import outcome_words, print_records, report_lines
 from .paths import bundle_paths
 
@@ -119,11 +121,11 @@ def _parse_params(game_name: str, pairs: tuple[str, ...], named: dict[str, str |
                    "(--param A.school=water --param training=true).")
 @click.option("--bots", default="random,greedy", show_default=True,
               help="The two bots, seat A's first.")
-@click.option("-n", "count", type=click.IntRange(1, 1_000_000), default=1, show_default=True,
+@click.option("-n", "count", type=bounded_int(1, 1_000_000), default=1, show_default=True,
               help="How many matches.")
 @click.option("--seed", default=None,
               help="Make the run byte-for-byte reproducible (seeds, clock, keys).")
-@click.option("--turn-limit", type=click.IntRange(1, 86_400), default=60, show_default=True,
+@click.option("--turn-limit", type=bounded_int(1, 86_400), default=60, show_default=True,
               help="Seconds per action before the server writes a timeout (a game may fix "
                    "it: Wyrdstone takes 60 s for the whole turn).")
 @click.option("--signed", is_flag=True, help="Seats register keys and sign their moves.")
@@ -150,26 +152,20 @@ def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
     if len(names) != 2 or any(name not in known for name in names):
         raise click.BadParameter(f"expected two of {', '.join(known)} separated by a comma, "
                                  f"got {bots!r}", param_hint="--bots")
-    server_key = None
-    if seed is None:
-        from fairdeal.ledger.keys import load_or_create_server_key
-
-        server_key = load_or_create_server_key(obj.data_dir)
+    server_key = None if seed is not None else server_key_of(obj.data_dir)
     try:  # a game may fix the limit (wyrdstone/2: 60 s for the whole turn)
         get_game(game).turn_timer(params, turn_limit * 1000)
     except RulesError as e:
         raise click.BadParameter(str(e), param_hint="--turn-limit") from None
     settings = SimulationSettings(game=game, params=params, bots=(names[0], names[1]),
                                   turn_limit_ms=turn_limit * 1000, signed_moves=signed)
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = make_folder(out)
     signed_with = None
     for bundle in simulate_matches(settings, count, seed=seed, server_key=server_key):
         signed_with = bundle["signature"]["key"]
         match_id = bundle["events"][0]["match_id"]
         path = folder / f"{match_id}.json"
-        path.write_text(json.dumps(bundle, ensure_ascii=False, separators=(",", ":")) + "\n",
-                        encoding="utf-8")
+        write_file(path, json.dumps(bundle, ensure_ascii=False, separators=(",", ":")) + "\n")
         players = [seat["name"] for seat in bundle["events"][0]["seats"]]
         outcome = outcome_words(game, bundle["events"][-1]["result"], players)
         click.echo(f"{path}  {len(bundle['events'])} events, {outcome}")
@@ -186,6 +182,17 @@ def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
     else:
         click.echo(f"signed with {signed_with} (derived from --seed {seed!r}, not the server "
                    "key: pin this one with --trusted-key)")
+
+
+def server_key_of(data_dir: Path) -> Any:
+    """The server key of a data folder (created on first use), or a click error naming the
+    folder and what is wrong with its key file (unreadable, not a key, a folder)."""
+    from fairdeal.ledger.keys import load_or_create_server_key
+
+    try:
+        return load_or_create_server_key(data_dir)
+    except (OSError, ValueError) as e:
+        raise click.ClickException(f"cannot read the server key in {data_dir}: {e}") from None
 
 
 def checked_key(text: str | None, option: str) -> str | None:
@@ -304,7 +311,7 @@ def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: 
 
 @cli.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.option("--step", type=click.IntRange(0), default=None,
+@click.option("--step", type=bounded_int(0), default=None,
               help="Only the state after step N (0 is the deal, N the N-th play).")
 @click.option("--json", "as_json", is_flag=True, help="States as JSON.")
 def replay(file: str, step: int | None, as_json: bool) -> None:

@@ -14,7 +14,9 @@ import click
 
 from fairdeal.games import get_game
 
-from .main import Context, _game_choice, checked_key, cli
+from .files import make_folder, write_file
+from .main import Context, _game_choice, checked_key, cli, server_key_of
+from .options import bounded_float, bounded_int
 from .output import outcome_words
 
 
@@ -33,7 +35,7 @@ def _ledger(obj: Context) -> Any:
 
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
-@click.option("--port", type=click.IntRange(1, 65535), default=5000, show_default=True,
+@click.option("--port", type=bounded_int(1, 65535), default=5000, show_default=True,
               envvar="FAIRDEAL_PORT")
 @click.option("--debug", is_flag=True, help="Flask's debugger (never on a public interface).")
 @click.option("-q", "--quiet", is_flag=True,
@@ -62,8 +64,8 @@ def serve(obj: Context, host: str, port: int, debug: bool, quiet: bool) -> None:
 
 @cli.command()
 @click.option("--game", type=_game_choice(), default=None, help="Only this game's matches.")
-@click.option("--limit", type=click.IntRange(1, 500), default=50, show_default=True)
-@click.option("--offset", type=click.IntRange(0), default=0)
+@click.option("--limit", type=bounded_int(1, 500), default=50, show_default=True)
+@click.option("--offset", type=bounded_int(0, 10**9), default=0)
 @click.option("--json", "as_json", is_flag=True, help="As JSON.")
 @click.pass_obj
 def matches(obj: Context, game: str | None, limit: int, offset: int, as_json: bool) -> None:
@@ -88,7 +90,7 @@ def matches(obj: Context, game: str | None, limit: int, offset: int, as_json: bo
 @click.argument("match_id")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Write the bundle here (default: standard output).")
-@click.option("--log-size", type=click.IntRange(min=0), default=None,
+@click.option("--log-size", type=bounded_int(0), default=None,
               help="Prove the match against the log checkpoint signed at this tree size "
                    "(default: the latest).")
 @click.pass_obj
@@ -106,10 +108,7 @@ def export(obj: Context, match_id: str, output: str, log_size: int | None) -> No
     if output == "-":
         click.echo(data.decode("utf-8"))
         return
-    try:
-        Path(output).write_bytes(data + b"\n")
-    except OSError as e:
-        raise click.FileError(output, hint=e.strerror or str(e)) from None
+    write_file(output, data + b"\n")
     click.echo(f"{output}: match {match_id}, sealed bundle written", err=True)
 
 
@@ -196,10 +195,7 @@ def _keep_receipts(folder: Path, item: dict[str, Any]) -> None:
     if path.resolve().parent != folder.resolve():
         raise TamperDetected(f"the match id {match_id!r} would put its receipts outside "
                              f"{folder}")
-    try:
-        path.write_text(json.dumps(item["receipts"], indent=1) + "\n", encoding="utf-8")
-    except OSError as e:
-        raise click.FileError(str(path), hint=e.strerror or str(e)) from None
+    write_file(path, json.dumps(item["receipts"], indent=1) + "\n")
 
 
 def play_line(item: dict[str, Any], game: str, site: str) -> str | None:
@@ -250,14 +246,11 @@ def keys_show(obj: Context) -> None:
     `log monitor --log-key` takes), and last the key `verify --trusted-key` takes."""
     import os
 
-    from fairdeal.ledger.keys import KEY_FILE, load_or_create_server_key
+    from fairdeal.ledger.keys import KEY_FILE
     from fairdeal.ledger.tlog import default_origin
     from fairdeal.verifier.note import ED25519, NoteError, VerifierKey
 
-    try:
-        key = load_or_create_server_key(obj.data_dir)
-    except (OSError, ValueError) as e:
-        raise click.ClickException(f"cannot read the server key in {obj.data_dir}: {e}") from None
+    key = server_key_of(obj.data_dir)
     click.echo(f"key file: {Path(obj.data_dir) / KEY_FILE}")
     click.echo(f"key id:   {key.key_id}")
     origin = os.environ.get("FAIRDEAL_LOG_ORIGIN") or default_origin(key.key_id)
@@ -272,18 +265,18 @@ def keys_show(obj: Context) -> None:
 @click.option("--server", default="http://127.0.0.1:5000", show_default=True,
               envvar="FAIRDEAL_SERVER", help="The server's base URL.")
 @click.option("--game", type=_game_choice(), required=True)
-@click.option("-n", "count", type=click.IntRange(1, 1_000_000), default=1, show_default=True,
+@click.option("-n", "count", type=bounded_int(1, 1_000_000), default=1, show_default=True,
               help="How many matches.")
-@click.option("-c", "--concurrency", type=click.IntRange(1, 256), default=1, show_default=True,
+@click.option("-c", "--concurrency", type=bounded_int(1, 256), default=1, show_default=True,
               help="How many matches at once.")
-@click.option("--seed", type=int, default=None, help="Seed the bots' choices.")
-@click.option("--turn-limit", type=click.IntRange(1, 86_400), default=60, show_default=True,
+@click.option("--seed", type=bounded_int(), default=None, help="Seed the bots' choices.")
+@click.option("--turn-limit", type=bounded_int(1, 86_400), default=60, show_default=True,
               help="Seconds per action.")
 @click.option("--signed", is_flag=True,
               help="Seats register keys and sign their seeds and moves.")
-@click.option("--duration", type=click.FloatRange(0, 86_400), default=None,
+@click.option("--duration", type=bounded_float(0, 86_400), default=None,
               help="Start no match after this many seconds (a load run; -n is then a cap).")
-@click.option("--pace", type=click.FloatRange(0, 3_600), default=0.0, show_default=True,
+@click.option("--pace", type=bounded_float(0, 3_600), default=0.0, show_default=True,
               help="Seconds each bot thinks before a move, so people can watch live.")
 @click.option("--trusted-key", default=None, metavar="ed25519:HEX",
               help="The server key the receipts must be signed by (default: what the server "
@@ -308,13 +301,7 @@ def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
     from fairdeal.ledger.client import ApiClient, ApiError, TamperDetected, play_matches
 
     trusted_key = checked_key(trusted_key, "--trusted-key")
-    folder = Path(receipts_dir) if receipts_dir else None
-    if folder is not None:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise click.BadParameter(f"cannot create {folder}: {e.strerror}",
-                                     param_hint="--receipts") from None
+    folder = make_folder(receipts_dir) if receipts_dir else None
 
     if pace >= turn_limit:
         raise click.BadParameter(f"a bot thinking {pace} s would run out of its {turn_limit} s "

@@ -47,6 +47,7 @@ from .errors import (  # noqa: F401
     Unauthorized,
 )
 from .live import CACHE_SIZE, MAX_SKEW_MS, _Live, _status, _token_hash, log, now_ms  # noqa: F401
+from .names import check_name
 from .reading import ReadSide
 from .store import EventStore, StoredEvent
 from .tlog import witness_keys
@@ -139,6 +140,8 @@ class Ledger(ReadSide):
                 or not all(isinstance(name, str) and 0 < len(name) <= 80 for name in seats)):
             raise BadRequest(f"seats must be {len(rules.seat_names)} names of 1 to 80 "
                              "characters", code="invalid-seats")
+        for index, name in enumerate(seats):
+            check_name(name, f"the name of seat {rules.seat_names[index]}")
         server_seed = secrets.token_bytes(32)
         match_id = secrets.token_hex(8)
         created = self.clock()

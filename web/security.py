@@ -12,6 +12,8 @@ kind, a token bucket of ``count`` requests refilled over ``seconds``:
 - ``upload``: POST /upload (verify a file in the viewer)
 - ``import``: POST /api/v1/bundles, and storing an upload (POST /upload with "store" counts
   against both, POST /u/<key>/store)
+- ``gif``: drawing a replay GIF (GET /m/<id>.gif) that is not in the cache yet; a cached one
+  is free
 
 The setting is ``off``, or ``kind=count/seconds`` pairs (``create=60/60,upload=30/60``); kinds
 left out keep their default. Over the limit: 429 with ``Retry-After`` (whole seconds until the
@@ -57,7 +59,7 @@ API_CSP = ("default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; "
            "form-action 'none'; frame-ancestors 'none'")
 
 DEFAULT_LIMITS: dict[str, tuple[int, float]] = {
-    "create": (60, 60.0), "upload": (30, 60.0), "import": (30, 60.0)}
+    "create": (60, 60.0), "upload": (30, 60.0), "import": (30, 60.0), "gif": (30, 60.0)}
 #: which endpoint counts against which limit
 _ENDPOINT_KINDS = {"api.create_match": "create", "api.import_bundle": "import",
                    "viewer.upload_post": "upload", "viewer.upload_store": "import"}
@@ -164,7 +166,9 @@ def _limited(kind: str, wait: float, limits: Mapping[str, tuple[int, float]]) ->
     retry = max(1, math.ceil(wait))
     message = (f"too many {kind} requests from this address: the limit is {count} per "
                f"{seconds:g} s; retry in {retry} s")
-    if request.blueprint == "api":
+    if kind == "gif":  # an image was asked for: no page to show the message in
+        response = Response(f"{message}\n", status=429, mimetype="text/plain")
+    elif request.blueprint == "api":
         response = jsonify({"error": {"code": "rate-limited", "message": message,
                                       "retry_after": retry}})
         response.status_code = 429

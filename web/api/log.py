@@ -10,25 +10,17 @@ from fairdeal.verifier.checkpoint import Checkpoint, TlogProof, b64
 from fairdeal.verifier.merkle import leaf_hash
 from fairdeal.verifier.note import Note
 
+from ..queryargs import int_query
 from . import bp
 from .body import field, json_body, unknown_fields
 from .routes import ledger
 
-_LARGEST = (1 << 63) - 1
 _INCLUSION_ARGS = {"index", "size", "match", "kind"}
 
 
 def _count(name: str, required: bool = True) -> int | None:
-    """A query parameter that is a leaf count or index: a decimal from 0 up."""
-    text = request.args.get(name)
-    if text is None:
-        if required:
-            raise BadRequest(f"query parameter {name!r} is required", code="invalid-query")
-        return None
-    if not text.isdigit() or (len(text) > 1 and text[0] == "0") or int(text) > _LARGEST:
-        raise BadRequest(f"query parameter {name!r} must be a decimal integer from 0, got "
-                         f"{text[:40]!r}", code="invalid-query")
-    return int(text)
+    """A query parameter that is a leaf count or index: a decimal from 0 up (64 bits)."""
+    return int_query(name, minimum=0, required=required)
 
 
 def _only(allowed: set[str]) -> None:
@@ -113,17 +105,10 @@ def log_consistency() -> Response:
 @bp.get("/log/leaves")
 def log_leaves() -> Response:
     _only({"after", "limit"})
-    text = request.args.get("after", "-1")
-    try:
-        after = int(text)
-    except ValueError:
-        raise BadRequest(f"query parameter 'after' must be an integer, got {text[:40]!r}",
-                         code="invalid-query") from None
-    limit = _count("limit", required=False)
-    limit = 1000 if limit is None else limit
-    if not 1 <= limit <= 10_000:
-        raise BadRequest("query parameter 'limit' must be from 1 to 10000", code="invalid-query")
-    found = ledger().log.leaves(max(after, -1), limit)
+    # a leaf index: -1 (the default) means from the first leaf
+    after = int_query("after", -1, minimum=-1)
+    limit = int_query("limit", 1000, minimum=1, maximum=10_000)
+    found = ledger().log.leaves(after, limit)
     return jsonify({"leaves": [{"index": index, "kind": leaf.kind, "match_id": leaf.match_id,
                                 "leaf": leaf.body.decode("utf-8")} for index, leaf in found],
                     "after": after})

@@ -6,6 +6,16 @@ from typing import Any
 
 from fairdeal.verifier.protocol import MIN_SEATING_MS
 
+from ..queryargs import INT64_MAX
+
+
+def _int(minimum: int, maximum: int, default: int | None = None) -> dict[str, Any]:
+    """An integer query parameter's schema: its range (web/queryargs.py: 400 outside it)."""
+    schema: dict[str, Any] = {"type": "integer", "minimum": minimum, "maximum": maximum}
+    if default is not None:
+        schema["default"] = default
+    return schema
+
 __all__ = ["openapi_document"]
 
 _ERROR = {"$ref": "#/components/schemas/Error"}
@@ -133,8 +143,8 @@ def openapi_document() -> dict[str, Any]:
                 "get": {
                     "summary": "List matches, newest first",
                     "parameters": [
-                        {"name": "limit", "in": "query", "schema": {"type": "integer"}},
-                        {"name": "offset", "in": "query", "schema": {"type": "integer"}},
+                        {"name": "limit", "in": "query", "schema": _int(1, 500, 50)},
+                        {"name": "offset", "in": "query", "schema": _int(0, 10**9, 0)},
                         {"name": "game", "in": "query", "schema": {"type": "string"}},
                         {"name": "signer", "in": "query", "description":
                          "this: only matches sealed under this server's key; other: only "
@@ -188,8 +198,9 @@ def openapi_document() -> dict[str, Any]:
                            "sent, must be a seat's (the events are the same for everyone)",
                 "security": [{}, {"bearerAuth": []}],
                 "parameters": [_MATCH_ID,
-                               {"name": "after", "in": "query", "schema": {"type": "integer"}},
-                               {"name": "limit", "in": "query", "schema": {"type": "integer"}}],
+                               {"name": "after", "in": "query", "schema": _int(-1, 10**9, -1)},
+                               {"name": "limit", "in": "query",
+                                "schema": _int(1, 10_000, 1000)}],
                 "responses": {"200": _json({"type": "object", "properties": {
                     "events": {"type": "array", "items": _EVENT},
                     "next_after": {"type": "integer"},
@@ -211,7 +222,7 @@ def openapi_document() -> dict[str, Any]:
                            "genesis and seal leaves in 'log'; a token, if sent, must be a seat's",
                 "parameters": [_MATCH_ID, {
                     "name": "log_size", "in": "query", "required": False,
-                    "schema": {"type": "integer", "minimum": 0},
+                    "schema": _int(0, INT64_MAX),
                     "description": "Prove against the checkpoint signed at this tree size "
                                    "(default: the latest)"}],
                 "security": [{}, {"bearerAuth": []}],
@@ -240,7 +251,7 @@ def openapi_document() -> dict[str, Any]:
 
 def _count(name: str, description: str, required: bool) -> dict[str, Any]:
     return {"name": name, "in": "query", "required": required, "description": description,
-            "schema": {"type": "integer", "minimum": 0}}
+            "schema": _int(0, INT64_MAX)}
 
 
 _B64_HASHES = {"type": "array", "items": {"type": "string", "contentEncoding": "base64"}}
@@ -296,8 +307,8 @@ def _log_paths() -> dict[str, Any]:
         "/log/leaves": {"get": {
             "summary": "The log's leaves in order (their bytes: docs/SPEC.md)",
             "parameters": [{"name": "after", "in": "query", "required": False,
-                            "schema": {"type": "integer", "default": -1}},
+                            "schema": _int(-1, INT64_MAX, -1)},
                            {"name": "limit", "in": "query", "required": False,
-                            "schema": {"type": "integer", "minimum": 1, "maximum": 10000}}],
+                            "schema": _int(1, 10_000, 1000)}],
             "responses": {"200": _json({"type": "object"}, "Leaves"), **_errors(400)}}},
     }

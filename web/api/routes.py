@@ -9,6 +9,7 @@ from flask import Response, current_app, jsonify, request
 from fairdeal.ledger.errors import BadRequest
 from fairdeal.ledger.service import DEFAULT_TURN_LIMIT_MS, Ledger
 
+from ..queryargs import int_query
 from . import bp
 from .body import MAX_BUNDLE_BYTES, bearer_token, field, json_body, raw_body, unknown_fields
 from .errors import error_response
@@ -18,21 +19,6 @@ from .openapi import openapi_document
 def ledger() -> Ledger:
     """The app's ledger (``app.extensions["fairdeal.ledger"]``)."""
     value: Ledger = current_app.extensions["fairdeal.ledger"]
-    return value
-
-
-def _int_arg(name: str, default: int, minimum: int, maximum: int) -> int:
-    text = request.args.get(name)
-    if text is None:
-        return default
-    try:
-        value = int(text)
-    except ValueError:
-        raise BadRequest(f"query parameter {name!r} must be an integer, got {text!r}",
-                         code="invalid-query") from None
-    if not minimum <= value <= maximum:
-        raise BadRequest(f"query parameter {name!r} must be from {minimum} to {maximum}",
-                         code="invalid-query")
     return value
 
 
@@ -57,8 +43,8 @@ def create_match() -> tuple[Response, int]:
 
 @bp.get("/matches")
 def list_matches() -> Response:
-    limit = _int_arg("limit", 50, 1, 500)
-    offset = _int_arg("offset", 0, 0, 10**9)
+    limit = int_query("limit", 50, minimum=1, maximum=500)
+    offset = int_query("offset", 0, minimum=0, maximum=10**9)
     game = request.args.get("game") or None
     signer = request.args.get("signer") or None
     return jsonify({"matches": ledger().list_matches(limit, offset, game=game, signer=signer),
@@ -78,6 +64,11 @@ def add_seed(match_id: str) -> tuple[Response, int]:
     if "client_seed" not in body and "commitment" not in body:
         raise BadRequest("send 'client_seed' (64 hex, or null to decline) or 'commitment' "
                          "(64 hex, the first of two steps)", code="missing-field")
+    if "commitment" in body and body["commitment"] is None:
+        # a null commitment is no commitment: it used to pass for "no field" and store an
+        # irrevocable decline; a decline is said as one, {"client_seed": null}
+        raise BadRequest("commitment must be 64 lowercase hex characters, not null (to "
+                         "decline the seed send {\"client_seed\": null})", code="invalid-seed")
     return _played(ledger().add_seed(match_id, token, body.get("client_seed"),
                                      commitment=body.get("commitment"),
                                      expected_seq=body.get("expected_seq"),
@@ -138,8 +129,8 @@ def _public_read(match_id: str) -> None:
 @bp.get("/matches/<match_id>/events")
 def events(match_id: str) -> Response:
     _public_read(match_id)
-    after = _int_arg("after", -1, -1, 10**9)
-    limit = _int_arg("limit", 1000, 1, 10_000)
+    after = int_query("after", -1, minimum=-1, maximum=10**9)
+    limit = int_query("limit", 1000, minimum=1, maximum=10_000)
     found = ledger().public_events(match_id, after, limit)
     last = found[-1]["seq"] if found else after
     captions = ledger().public_captions(match_id, after)
@@ -162,13 +153,7 @@ def board(match_id: str) -> Response:
 @bp.get("/matches/<match_id>/bundle")
 def bundle(match_id: str) -> Response:
     _public_read(match_id)
-    text = request.args.get("log_size")
-    log_size = None
-    if text is not None:
-        if not text.isdigit() or len(text) > 19:
-            raise BadRequest(f"query parameter 'log_size' must be a decimal tree size, got "
-                             f"{text[:40]!r}", code="invalid-query")
-        log_size = int(text)
+    log_size = int_query("log_size", minimum=0)
     data = ledger().bundle(match_id, log_size)
     response = Response(data, mimetype="application/json")
     response.headers["Content-Disposition"] = f'attachment; filename="{match_id}.json"'

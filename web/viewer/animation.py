@@ -19,10 +19,12 @@ from xml.sax.saxutils import escape
 import resvg_py
 from PIL import Image
 
+from fairdeal.verifier.verify import chain_hashes
+
 from .matches import LoadedMatch
 
-__all__ = ["FRAME_MS", "LAST_FRAME_MS", "WIDTH", "StepRangeError", "frame_ms", "match_gif",
-           "parse_steps"]
+__all__ = ["FRAME_MS", "LAST_FRAME_MS", "MAX_GIF_FRAMES", "RENDERER_VERSION", "WIDTH",
+           "StepRangeError", "frame_ms", "gif_key", "match_gif", "parse_steps"]
 
 #: frame width in pixels; the height follows each game's drawing
 WIDTH = 480
@@ -38,6 +40,13 @@ _CAPTION_CHARS = 64
 #: fonts to hand resvg directly (loading every system font costs more than a frame)
 _FONT_FILES = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
                "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
+#: a GIF holds at most this many frames: each costs about 0.13 s of a core to draw (6.5 s
+#: for 49 steps on a 2-core machine), so an anonymous request may ask for ~13 s of work at
+#: most; a longer match's GIF without a range shows its last MAX_GIF_FRAMES steps
+MAX_GIF_FRAMES = 100
+#: what else than the match, the range, the view and WIDTH decides a GIF's bytes: bump it
+#: when the drawing or the encoding changes, so that a cached GIF is drawn again
+RENDERER_VERSION = "1"
 _SIZE = re.compile(r'<svg[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"')
 
 
@@ -45,16 +54,21 @@ class StepRangeError(ValueError):
     """A step range that is not ``A:B`` within the match's steps."""
 
 
-def parse_steps(text: str | None, last: int) -> tuple[int, int]:
-    """The first and last step of ``A:B`` (either side may be left out; ``N`` is one step).
+def parse_steps(text: str | None, last: int,
+                max_frames: int = MAX_GIF_FRAMES) -> tuple[int, int]:
+    """The first and last step of ``A:B`` (either side may be left out; ``N`` is one step),
+    at most ``max_frames`` steps; no range is the whole match, or its last ``max_frames``
+    steps when it is longer.
 
     >>> parse_steps("3:5", 10), parse_steps(":4", 10), parse_steps("7:", 10), parse_steps(None, 10)
     ((3, 5), (0, 4), (7, 10), (0, 10))
+    >>> parse_steps(None, 150)
+    (51, 150)
     """
     if last < 0:
         raise StepRangeError("this match has no steps to animate")
     if text is None or not text.strip():
-        return 0, last
+        return max(0, last - max_frames + 1), last
     first_text, colon, last_text = text.strip().partition(":")
     try:
         first = int(first_text) if first_text.strip() else 0
@@ -64,6 +78,10 @@ def parse_steps(text: str | None, last: int) -> tuple[int, int]:
                              f"{text!r}") from None
     if not 0 <= first <= final <= last:
         raise StepRangeError(f"step range {text!r} is outside this match's steps 0 to {last}")
+    if final - first + 1 > max_frames:
+        raise StepRangeError(f"step range {text!r} is {final - first + 1} steps: a GIF holds "
+                             f"at most {max_frames} frames (e.g. {first}:"
+                             f"{first + max_frames - 1})")
     return first, final
 
 
@@ -126,10 +144,21 @@ def _encode(pngs: Sequence[bytes]) -> bytes:
     return out.getvalue()
 
 
+def gif_key(match: LoadedMatch, first: int, last: int, seat: int | None) -> str:
+    """What decides a GIF's bytes, as a cache key: the match's head hash (its last event's
+    chain hash, which covers every event before it), the range, the view, the width and
+    RENDERER_VERSION. The same match stored, uploaded or imported anew draws once."""
+    head = chain_hashes(match.events)[-1] if match.events else "none"
+    return f"gif/{RENDERER_VERSION}/{WIDTH}/{head}/{first}:{last}/{seat}"
+
+
 def match_gif(match: LoadedMatch, first: int, last: int, seat: int | None = None) -> bytes:
     """Steps ``first`` to ``last`` of a loaded match as an animated GIF (its bytes)."""
     if match.game is None or not match.steps:
         raise StepRangeError("this match has no steps to animate")
+    if last - first + 1 > MAX_GIF_FRAMES:
+        raise StepRangeError(f"a GIF holds at most {MAX_GIF_FRAMES} frames, not "
+                             f"{last - first + 1}")
     pngs = []
     for number in range(first, last + 1):
         step = match.steps[number]

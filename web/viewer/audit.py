@@ -25,9 +25,11 @@ from typing import Any
 
 from flask import Response, abort, current_app, request, url_for
 
+from fairdeal.ledger.errors import BadRequest
 from fairdeal.verifier.dispute import DisputeError, dispute_report
 from fairdeal.verifier.dispute_html import dispute_html
 
+from ..queryargs import parse_int
 from . import bp
 from .loading import ledger, load_stored, load_upload
 
@@ -245,14 +247,14 @@ def _dispute(match: Any) -> Any:
     if match.bundle_bytes is None:
         abort(404, description="a match in play has no dispute report yet: it needs the "
                                "sealed bundle")
-    step = request.args.get("step", "0")
-    if not step.isdigit():
-        abort(404, description=f"step {step!r} is not a step number")
+    try:
+        step = parse_int("step", request.args.get("step", "0"), minimum=0)
+    except BadRequest as e:
+        abort(404, description=e.message)
     try:
         # this server's own keys: a match sealed under another key is said to be "signed by
         # another server" there too, as on every other page
-        report = dispute_report(match.bundle_bytes, int(step),
-                                server_keys=ledger().server_keys())
+        report = dispute_report(match.bundle_bytes, step, server_keys=ledger().server_keys())
     except DisputeError as e:
         abort(404, description=str(e))
     return Response(dispute_html(report), mimetype="text/html")

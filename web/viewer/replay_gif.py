@@ -1,23 +1,46 @@
-"""``/m/<id>.gif``: a sealed match's replay as an animated GIF (animation.py), cached."""
+"""``/m/<id>.gif``: a sealed match's replay as an animated GIF (animation.py), cached.
+
+Drawing is the one costly thing an anonymous request can ask for, so it is bounded four ways:
+at most MAX_GIF_FRAMES frames; cached by what decides the bytes (``gif_key``: the match's head
+hash, the range, the view, the width and the renderer's version) in a bounded cache; drawn
+one at a time per process (a request that would wait is answered 202 with ``Retry-After``
+instead of holding a worker); and each GIF drawn counts against the ``gif`` rate limit of the
+client address (security.py, as uploads do; a cached GIF is free).
+"""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from flask import Response, abort, current_app, request
 
+from ..security import rate_limited
 from . import bp
-from .animation import StepRangeError, match_gif, parse_steps
+from .animation import StepRangeError, gif_key, match_gif, parse_steps
 from .loading import load_stored
 from .matches import MatchCache
 from .page import perspective
 
-__all__ = ["gif_url"]
+__all__ = ["GIF_CACHE_SIZE", "RETRY_AFTER_S", "gif_url"]
+
+#: GIFs kept per process (a 100-frame one is a few hundred kB)
+GIF_CACHE_SIZE = 32
+#: what a request that found another GIF being drawn is told to wait (a GIF takes seconds)
+RETRY_AFTER_S = 3
 
 
 def _cache() -> MatchCache:
-    cache: MatchCache = current_app.extensions.setdefault("fairdeal.viewer.gifs", MatchCache(16))
+    cache: MatchCache = current_app.extensions.setdefault("fairdeal.viewer.gifs",
+                                                          MatchCache(GIF_CACHE_SIZE))
     return cache
+
+
+def _drawing() -> threading.Lock:
+    """The process's one drawing slot (dict.setdefault is atomic: one lock per app)."""
+    lock: threading.Lock = current_app.extensions.setdefault("fairdeal.viewer.gif_drawing",
+                                                             threading.Lock())
+    return lock
 
 
 def gif_url(match_id: str) -> str:
@@ -25,9 +48,17 @@ def gif_url(match_id: str) -> str:
     return request.url_root.rstrip("/") + f"/m/{match_id}.gif"
 
 
+def _gif(data: bytes) -> Response:
+    response = Response(data, mimetype="image/gif")
+    # a sealed match never changes: its drawing may be kept a day
+    response.headers["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
 @bp.route("/m/<match_id>.gif")
 def match_gif_page(match_id: str) -> Any:
-    """Every step (or ``?steps=A:B``) from the spectator's view (or ``?view=a``)."""
+    """Every step (or ``?steps=A:B``, at most MAX_GIF_FRAMES) from the spectator's view (or
+    ``?view=a``)."""
     match = load_stored(match_id)
     if match.live or match.bundle_bytes is None:
         abort(404, description="a match in play has no replay GIF yet: it is drawn once the "
@@ -37,9 +68,27 @@ def match_gif_page(match_id: str) -> Any:
     except StepRangeError as e:
         return Response(f"{e}\n", 400, mimetype="text/plain")
     seat = perspective(match)["seat"]
-    data = _cache().get(f"{match.key}:{first}:{last}:{seat}",
-                        lambda: match_gif(match, first, last, seat))
-    response = Response(data, mimetype="image/gif")
-    # a sealed match never changes: its drawing may be kept a day
-    response.headers["Cache-Control"] = "public, max-age=86400"
-    return response
+    key = gif_key(match, first, last, seat)
+    cache = _cache()
+    cached = cache.peek(key)
+    if cached is not None:
+        return _gif(cached)
+    drawing = _drawing()
+    if not drawing.acquire(blocking=False):
+        busy = Response(f"another replay GIF is being drawn here; this one is not drawn yet: "
+                        f"retry in {RETRY_AFTER_S} s\n", 202, mimetype="text/plain")
+        busy.headers["Retry-After"] = str(RETRY_AFTER_S)
+        busy.headers["Cache-Control"] = "no-store"
+        return busy
+    try:
+        cached = cache.peek(key)  # drawn by the request that held the slot just before
+        if cached is not None:
+            return _gif(cached)
+        limited = rate_limited("gif")
+        if limited is not None:
+            return limited
+        data = match_gif(match, first, last, seat)
+        cache.put(key, data)
+    finally:
+        drawing.release()
+    return _gif(data)

@@ -10,6 +10,7 @@ from werkzeug.exceptions import HTTPException
 
 from fairdeal.games import GAME_NAMES
 
+from ..queryargs import INT64_MAX
 from ..security import VIEWER_CSP
 from . import bp
 from .loading import (
@@ -133,13 +134,14 @@ def _fragment(match: LoadedMatch, number: int) -> Any:
     })
 
 
-@bp.route("/m/<match_id>/step/<int:number>.json")
+# a step past 64 bits is no page (404), like any other path that names nothing
+@bp.route(f"/m/<match_id>/step/<int(max={INT64_MAX}):number>.json")
 def match_step(match_id: str, number: int) -> Any:
     """One step as a fragment: what the stepper fetches instead of reloading the page."""
     return _fragment(load_stored(match_id), number)
 
 
-@bp.route("/u/<key>/step/<int:number>.json")
+@bp.route(f"/u/<key>/step/<int(max={INT64_MAX}):number>.json")
 def upload_step(key: str, number: int) -> Any:
     """One step of an uploaded bundle, as a fragment."""
     return _fragment(load_upload(key), number)
@@ -165,7 +167,7 @@ def upload_bundle(key: str) -> Any:
     return _download(load_upload(key))
 
 
-@bp.route("/m/<match_id>/step/<int:number>.png")
+@bp.route(f"/m/<match_id>/step/<int(max={INT64_MAX}):number>.png")
 def match_preview(match_id: str, number: int) -> Any:
     """The board at step N as a PNG: the match page's link preview (``og:image``), cached.
 

@@ -76,8 +76,8 @@ def test_checkpoints_proofs_and_bundles(client, driver) -> None:
     ("/log/proof/consistency?old=0&new=99999999999999999999", "'new' must be a decimal"),
     ("/log/checkpoint?size=7", "signed no checkpoint of size 7"),
     ("/log/checkpoint?size=x", "'size' must be a decimal integer"),
-    ("/log/leaves?limit=0", "'limit' must be from 1 to 10000"),
-    ("/log/leaves?after=x", "'after' must be an integer"),
+    ("/log/leaves?limit=0", "'limit' must be a decimal integer from 1 to 10000"),
+    ("/log/leaves?after=x", "'after' must be a decimal integer"),
 ])
 def test_bad_queries_get_a_clear_400(client, driver, query: str, message: str) -> None:
     driver.create()

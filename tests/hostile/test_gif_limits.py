@@ -1,0 +1,152 @@
+"""Break 9 of issue 18 (its GIF part): a replay GIF is the costliest thing an anonymous
+request can ask for. Against a real app over a real SQLite ledger: the frames are capped
+(MAX_GIF_FRAMES, said in the refusal), a GIF is drawn once and then served from a cache keyed
+by what decides its bytes, one is drawn at a time per process (a request that would wait is
+a 202 with Retry-After, a cached one is still served), and each GIF drawn counts against the
+``gif`` rate limit of the client address, as uploads do. The CLI keeps the same cap."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from flask import Flask
+
+from fairdeal.cli.main import cli
+from fairdeal.ledger.keys import load_or_create_server_key
+from fairdeal.ledger.service import Ledger
+from fairdeal.ledger.store import EventStore, open_engine
+from fairdeal.verifier.verify import chain_hashes
+from fairdeal.web.app import create_app
+from fairdeal.web.viewer import replay_gif
+from fairdeal.web.viewer.animation import MAX_GIF_FRAMES, gif_key, parse_steps
+from fairdeal.web.viewer.matches import load_bundle
+
+#: 111 steps: longer than a GIF may be
+LONG = Path(__file__).parents[2] / "fixtures" / "bundles" / "honest" / \
+    "arcomage-free-steppe-normal.json"
+
+
+def _app(tmp_path: Path, limits: str) -> Iterator[tuple[Flask, str]]:
+    engine = open_engine(f"sqlite:///{tmp_path / 'ledger.db'}")
+    ledger = Ledger(EventStore(engine), load_or_create_server_key(tmp_path))
+    match_id, report = ledger.import_bundle(LONG.read_bytes())
+    assert match_id is not None, report.failure
+    yield create_app({"FAIRDEAL_LEDGER": ledger, "FAIRDEAL_SWEEPER": False,
+                      "FAIRDEAL_RATE_LIMITS": limits}), match_id
+    ledger.stop_sweeper()
+    engine.dispose()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Flask, str]]:
+    yield from _app(tmp_path, "off")
+
+
+@pytest.fixture
+def drawn(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """The ranges the server really draws (the real drawing, counted)."""
+    ranges: list[tuple[int, int]] = []
+    real = replay_gif.match_gif
+
+    def counted(match: Any, first: int, last: int, seat: int | None = None) -> bytes:
+        ranges.append((first, last))
+        return real(match, first, last, seat)
+    monkeypatch.setattr(replay_gif, "match_gif", counted)
+    return ranges
+
+
+def test_a_range_past_the_frame_cap_is_a_400_naming_the_cap(
+        served: tuple[Flask, str], drawn: list[tuple[int, int]]) -> None:
+    app, match_id = served
+    refused = app.test_client().get(f"/m/{match_id}.gif?steps=0:{MAX_GIF_FRAMES}")
+    assert refused.status_code == 400
+    assert refused.get_data(as_text=True) == (
+        f"step range '0:{MAX_GIF_FRAMES}' is {MAX_GIF_FRAMES + 1} steps: a GIF holds at most "
+        f"{MAX_GIF_FRAMES} frames (e.g. 0:{MAX_GIF_FRAMES - 1})\n")
+    assert drawn == []
+    # no range: the whole match when it fits, else its last MAX_GIF_FRAMES steps
+    assert parse_steps(None, 110) == (110 - MAX_GIF_FRAMES + 1, 110)
+    assert parse_steps(None, 40) == (0, 40)
+
+
+def test_a_gif_is_drawn_once_and_cached_by_what_decides_its_bytes(
+        served: tuple[Flask, str], drawn: list[tuple[int, int]]) -> None:
+    app, match_id = served
+    client = app.test_client()
+    first = client.get(f"/m/{match_id}.gif?steps=0:1")
+    assert first.status_code == 200 and first.mimetype == "image/gif"
+    again = client.get(f"/m/{match_id}.gif?steps=0:1")
+    assert again.data == first.data
+    assert drawn == [(0, 1)]
+    # the key is the content: the same match loaded anew (an upload of its bundle) has it too
+    match = load_bundle(LONG.read_bytes())
+    assert gif_key(match, 0, 1, None) == gif_key(load_bundle(LONG.read_bytes()), 0, 1, None)
+    assert len({gif_key(match, 0, 1, None), gif_key(match, 0, 2, None),
+                gif_key(match, 0, 1, 0)}) == 3
+    assert chain_hashes(match.events)[-1] in gif_key(match, 0, 1, None)
+
+
+def test_one_gif_is_drawn_at_a_time_and_a_waiting_request_gets_a_202(
+        served: tuple[Flask, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    app, match_id = served
+    assert app.test_client().get(f"/m/{match_id}.gif?steps=0:0").status_code == 200  # cached
+    inside, finish = threading.Event(), threading.Event()
+    real = replay_gif.match_gif
+
+    def slow(match: Any, first: int, last: int, seat: int | None = None) -> bytes:
+        inside.set()
+        assert finish.wait(30)
+        return real(match, first, last, seat)
+    monkeypatch.setattr(replay_gif, "match_gif", slow)
+    answers: list[Any] = []
+    worker = threading.Thread(target=lambda: answers.append(
+        app.test_client().get(f"/m/{match_id}.gif?steps=2:3")))
+    worker.start()
+    try:
+        assert inside.wait(30)
+        busy = app.test_client().get(f"/m/{match_id}.gif?steps=4:5")
+        assert busy.status_code == 202
+        assert busy.headers["Retry-After"] == str(replay_gif.RETRY_AFTER_S)
+        assert "another replay GIF is being drawn here" in busy.get_data(as_text=True)
+        # a GIF drawn before is served meanwhile
+        cached = app.test_client().get(f"/m/{match_id}.gif?steps=0:0")
+        assert cached.status_code == 200 and cached.mimetype == "image/gif"
+    finally:
+        finish.set()
+        worker.join(60)
+    assert answers[0].status_code == 200 and answers[0].mimetype == "image/gif"
+    assert app.test_client().get(f"/m/{match_id}.gif?steps=4:5").status_code == 200
+
+
+def test_each_gif_drawn_counts_against_the_gif_rate_limit(tmp_path: Path) -> None:
+    for app, match_id in _app(tmp_path, "gif=2/60"):
+        client = app.test_client()
+        assert client.get(f"/m/{match_id}.gif?steps=0:0").status_code == 200
+        assert client.get(f"/m/{match_id}.gif?steps=1:1").status_code == 200
+        limited = client.get(f"/m/{match_id}.gif?steps=2:2")
+        assert limited.status_code == 429
+        assert int(limited.headers["Retry-After"]) >= 1
+        assert limited.get_data(as_text=True).startswith(
+            "too many gif requests from this address: the limit is 2 per 60 s; retry in ")
+        # a cached GIF costs nothing: still served
+        assert client.get(f"/m/{match_id}.gif?steps=0:0").status_code == 200
+        # another address has its own bucket
+        other = client.get(f"/m/{match_id}.gif?steps=2:2",
+                           environ_base={"REMOTE_ADDR": "192.0.2.7"})
+        assert other.status_code == 200
+
+
+def test_the_cli_keeps_the_frame_cap(tmp_path: Path) -> None:
+    out = tmp_path / "x.gif"
+    refused = CliRunner().invoke(cli, ["gif", str(LONG), "--step", f"0:{MAX_GIF_FRAMES}",
+                                       "-o", str(out)])
+    assert refused.exit_code == 2
+    assert f"a GIF holds at most {MAX_GIF_FRAMES} frames" in refused.output
+    assert not out.exists()
+    helped = CliRunner().invoke(cli, ["gif", "--help"])
+    assert f"at most {MAX_GIF_FRAMES}" in " ".join(helped.output.split())
