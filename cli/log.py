@@ -87,8 +87,10 @@ def _read_state(path: Path) -> dict[str, Any]:
     first use. A folder that does not exist is refused now, before the server is asked
     anything, rather than after the checks when the state cannot be written."""
     if not path.parent.is_dir():
-        raise click.ClickException(f"cannot write the state file {path}: the folder "
-                                   f"{path.parent} does not exist")
+        # the OS's own words, as every other output path of the CLI says them
+        why = ("Not a directory: it is a file, not a folder" if path.parent.exists()
+               else f"No such file or directory: the folder {path.parent} does not exist")
+        raise click.ClickException(f"cannot write the state file {path}: {why}")
     if not path.exists():
         return {}
     try:

@@ -407,8 +407,8 @@ def test_state_file_errors_are_one_clear_line(world: Any, tmp_path: Path, comman
                    "--state", state, "--no-post")
 
     one_clear_line(watch("/nonexistent/d/m.json"), 1,
-                   "cannot write the state file /nonexistent/d/m.json: the folder "
-                   "/nonexistent/d does not exist")
+                   "cannot write the state file /nonexistent/d/m.json: No such file or "
+                   "directory: the folder /nonexistent/d does not exist")
     broken = tmp_path / "broken.json"
     for body, words in (("not json", "cannot read the state file"),
                         ("[" * 100_000, "it is nested too deeply"),
