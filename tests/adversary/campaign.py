@@ -22,14 +22,17 @@ SUITE_CASES = 300
 #: "cases", "OK", "FAIL", "FAIL <check>" for each check that refused a forgery, and
 #: "violations" (OK verdicts that broke the oracle)
 TALLY: Counter[str] = Counter()
-#: when the first case ran (time.monotonic), for the rate the summary reports
-_started: list[float] = []
+#: when the first and the latest case were counted (time.monotonic), for the rate the summary
+#: reports (from the first case to the last, not to the end of a suite that runs on after it)
+_span: list[float] = []
 
 
 def tally(key: str) -> None:
     """Count one outcome of one case."""
-    if not _started:
-        _started.append(time.monotonic())
+    now = time.monotonic()
+    if not _span:
+        _span.extend((now, now))
+    _span[1] = now
     TALLY[key] += 1
 
 
@@ -63,7 +66,7 @@ def summary() -> str | None:
     refused = sorted(((count, key.removeprefix("FAIL ")) for key, count in TALLY.items()
                       if key.startswith("FAIL ")), reverse=True)
     checks = ", ".join(f"{check} {count}" for count, check in refused)
-    seconds = time.monotonic() - _started[0]
+    seconds = _span[1] - _span[0]
     rate = TALLY["cases"] / seconds if seconds > 0 else 0.0
     return (f"adversary property: {TALLY['cases']} cases ran in {seconds:.1f} s "
             f"({rate:.1f} cases/s, shrinking included); verdicts OK {TALLY['OK']}, "

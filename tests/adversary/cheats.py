@@ -281,18 +281,30 @@ def forge_match(bundle: dict[str, Any], key: SigningKey, *,
         if kind in ("seed_reveal", "client_seed"):
             client_seeds[seat] = event["client_seed"]
         add(event)
+    keyed = {e["seat"] for e in forged if e["type"] == "seat_key"}
+    _play_out(genesis, server_seed, client_seeds, forged[-1]["ts"], choose, add, keyed)
+    return reseal({"format": bundle["format"], "events": forged}, key)
+
+
+def _play_out(genesis: dict[str, Any], server_seed: bytes, client_seeds: list[str | None],
+              ts: int, choose: Callable[[Any, list[Any]], Any],
+              add: Callable[[dict[str, Any]], Any], signing: set[int]) -> None:
+    """The rest of the match as the server writes it: from the deal those seeds give, every
+    play ``choose`` picks (500 ms apart, from ``ts``), then the reveal, each handed to ``add``.
+    A seat in ``signing`` gets a placeholder signature (which ``add`` re-signs if it holds the
+    seat's key)."""
     game = get_game(genesis["game"])
-    deal = deal_seed(server_seed, match_id, client_seeds)
+    deal = deal_seed(server_seed, genesis["match_id"], client_seeds)
     state = game.setup(genesis["params"], setup_stream(deal))
-    ts, ply = forged[-1]["ts"], 0
+    ply = 0
     while game.result(state) is None:
         seat = game.current_seat(state)
         action = choose(state, game.legal_actions(state))
         ts += 500
         move: dict[str, Any] = {"type": "move", "ts": ts, "seat": seat,
                                 "action": game.action_to_json(action)}
-        if any(e["type"] == "seat_key" and e["seat"] == seat for e in forged):
-            move.update(client_ts=ts, sig="00" * 64)  # re-signed by add() if it can
+        if seat in signing:
+            move.update(client_ts=ts, sig="00" * 64)
         add(move)
         state = game.apply(state, action, ply_stream(deal, ply))
         ply += 1
@@ -300,7 +312,6 @@ def forge_match(bundle: dict[str, Any], key: SigningKey, *,
     assert outcome is not None
     add({"type": "reveal", "ts": ts + 10, "server_seed": server_seed.hex(),
          "result": outcome.to_json()})
-    return reseal({"format": bundle["format"], "events": forged}, key)
 
 
 def opening_hand_value(game_name: str, deal_seed_state: Any, seat: int) -> int:
@@ -365,19 +376,5 @@ def server_written(bundle: dict[str, Any], key: SigningKey, *, protocol: str = P
         else:
             ts = max(ts, genesis["ts"] + window)
             add({"type": "seed_expired", "ts": ts, "seat": seat})
-    game = get_game(genesis["game"])
-    deal = deal_seed(server_seed, genesis["match_id"], client_seeds)
-    state = game.setup(genesis["params"], setup_stream(deal))
-    ply = 0
-    while game.result(state) is None:
-        seat = game.current_seat(state)
-        action = choose(state, game.legal_actions(state))
-        ts += 500
-        add({"type": "move", "ts": ts, "seat": seat, "action": game.action_to_json(action)})
-        state = game.apply(state, action, ply_stream(deal, ply))
-        ply += 1
-    outcome = game.result(state)
-    assert outcome is not None
-    add({"type": "reveal", "ts": ts + 10, "server_seed": server_seed.hex(),
-         "result": outcome.to_json()})
+    _play_out(genesis, server_seed, client_seeds, ts, choose, add, set())
     return reseal({"format": bundle["format"], "events": events}, key)
