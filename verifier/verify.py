@@ -12,6 +12,7 @@ from typing import Any
 
 from .bundle import Bundle, InvalidBundle
 from .checkpoint import WitnessPolicy
+from .errors import FairdealError
 from .keys import InvalidKey, key_id, parse_public_key, verify_signature
 from .logcheck import check_log
 from .protocol import ZERO_HASH, commitment, event_hash, head_message, seat_index
@@ -45,7 +46,7 @@ def chain_hashes(events: list[dict[str, Any]]) -> list[str]:
     return hashes
 
 
-class UnknownSeat(ValueError):
+class UnknownSeat(FairdealError):
     """A key is pinned for a seat the match does not have (the caller's mistake, not the
     bundle's): a usage error."""
 
