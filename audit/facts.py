@@ -13,7 +13,6 @@ once more with a stream that records every pick, so the picks can be tested too.
 from __future__ import annotations
 
 from collections.abc import MutableSequence, Sequence
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from fairdeal.games import Rng
@@ -22,34 +21,11 @@ from fairdeal.verifier.protocol import PLAY_TYPES, ply_stream, setup_stream
 from fairdeal.verifier.replay import MatchReplayer
 
 from . import strength
+from .matchfacts import MatchFacts
 
 __all__ = ["MatchFacts", "RecordingStream", "deck_key", "match_facts", "seat_players"]
 
 T = TypeVar("T")
-
-
-@dataclass
-class MatchFacts:
-    """The audited facts of one match (all re-derived from its seeds)."""
-
-    match_id: str
-    game: str
-    #: the group whose deals are comparable: game and deck type (``"arcomage/normal"``)
-    deck_key: str
-    players: tuple[str, ...]
-    first_seat: int
-    server_seed: bytes
-    #: named dealt orders: ``{"deck": [card ids in deal order]}``, ``{"blue": [...], ...}``
-    orders: dict[str, list[Any]] = field(default_factory=dict)
-    #: each seat's opening-hand strength, standardised: mean 0, variance 1 under a fair deal
-    #: (None for a game without dealt hands)
-    hand_z: tuple[float, ...] | None = None
-    #: each seat's raw opening-hand strength (total card cost, total troop strength)
-    hand_raw: tuple[int, ...] | None = None
-    #: every random pick a rule made during play (and Wyrdstone's start): (purpose, n, value)
-    picks: list[tuple[str, int, int]] = field(default_factory=list)
-    #: the two-tower infinite deck's draws, dealt and during play (card ids)
-    draws: list[int] = field(default_factory=list)
 
 
 class RecordingStream:

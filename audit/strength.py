@@ -25,7 +25,7 @@ from fairdeal.games.arcomage.cards import CARDS
 from fairdeal.games.toybattle.troops import full_army, strength
 
 if TYPE_CHECKING:
-    from .facts import MatchFacts
+    from .matchfacts import MatchFacts
 
 __all__ = ["describe_deal", "standardise"]
 

@@ -1,1 +1,71 @@
-"""The fairdeal protocol and its reference checker. Pure: bytes in, report out."""
+"""The fairdeal protocol and its reference checker. Pure: bytes in, report out.
+
+A match bundle is checked in one call; the report says, check by check, what held and what did
+not, in words a tournament organiser can read. Bad input never raises: it fails a check.
+
+>>> from pathlib import Path
+>>> from fairdeal.verifier import verify_bytes
+>>> bundles = Path("fixtures/bundles")
+>>> server_key = (bundles / "server-key.txt").read_text().strip()
+>>> report = verify_bytes((bundles / "honest/arcomage-azure-valley-infinite.json").read_bytes(),
+...                       trusted_key=server_key)
+>>> report.ok
+True
+>>> [check.name for check in report.checks][:3]
+['format', 'chain', 'signature']
+
+A player adds its receipts (``receipts=parse_receipts_file(data).receipts``) and the seats'
+keys it trusts (``seat_keys={"A": "ed25519:…"}``); a log checkpoint and a witness policy
+(``checkpoint=…``, ``witnesses=WitnessPolicy(keys, quorum)``) tie the match to the server's
+transparency log. Every error the verifier raises is a :class:`FairdealError` (a
+``ValueError``); :class:`VerificationError` is the one a failed check carries.
+
+This module imports only the verifier's own pure modules and fairdeal.games, never
+``cryptography`` (signatures fall back to pure Python when it is missing), so it loads in the
+browser under Pyodide as it does on a server.
+"""
+
+from __future__ import annotations
+
+from .bundle import Bundle, InvalidBundle
+from .checkpoint import Checkpoint, CheckpointError, WitnessError, WitnessPolicy
+from .dispute import DisputeError, dispute_report
+from .errors import FairdealError
+from .inputs import InvalidInput, verify_with_inputs
+from .keys import InvalidKey, key_id, parse_public_key
+from .merkle import ProofError
+from .note import NoteError
+from .receipts import InvalidReceipts, Receipt, ReceiptsFile, parse_receipts_file
+from .report import CHECKS, CheckResult, Report, VerificationError
+from .verify import UnknownSeat, verify_bundle, verify_bytes, verify_replayed
+
+__all__ = [
+    "CHECKS",
+    "Bundle",
+    "CheckResult",
+    "Checkpoint",
+    "CheckpointError",
+    "DisputeError",
+    "FairdealError",
+    "InvalidBundle",
+    "InvalidInput",
+    "InvalidKey",
+    "InvalidReceipts",
+    "NoteError",
+    "ProofError",
+    "Receipt",
+    "ReceiptsFile",
+    "Report",
+    "UnknownSeat",
+    "VerificationError",
+    "WitnessError",
+    "WitnessPolicy",
+    "dispute_report",
+    "key_id",
+    "parse_public_key",
+    "parse_receipts_file",
+    "verify_bundle",
+    "verify_bytes",
+    "verify_replayed",
+    "verify_with_inputs",
+]

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import FairdealError
 from .protocol import BUNDLE_FORMAT, PROTOCOL_V1, PROTOCOL_V2, PROTOCOLS
 
 __all__ = ["MAX_BUNDLE_BYTES", "MAX_EVENTS", "MAX_INT", "Bundle", "InvalidBundle", "parse_json",
@@ -41,7 +42,7 @@ _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
 _KEY = re.compile(r"ed25519:[0-9a-f]{64}\Z")
 
 
-class InvalidBundle(ValueError):
+class InvalidBundle(FairdealError):
     """The file is not a well-formed bundle; the message names the field and the problem."""
 
 

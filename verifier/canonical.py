@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .errors import FairdealError
+
 __all__ = ["CanonicalError", "canonical_bytes", "canonical_bytes_trusted", "check_canonical"]
 
 _encoder = json.JSONEncoder(
@@ -40,7 +42,7 @@ def _encode(value: Any) -> str:
     return "".join(_c_encode(value, 0))
 
 
-class CanonicalError(ValueError):
+class CanonicalError(FairdealError):
     """A value that has no canonical JSON form (a float, a non-string key, ...)."""
 
 

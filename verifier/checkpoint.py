@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from .errors import FairdealError
 from .merkle import HASH_SIZE
 from .note import COSIGNATURE, Note, NoteError, VerifierKey, cosigners
 
@@ -45,7 +46,7 @@ _DECIMAL = re.compile(r"(0|[1-9][0-9]{0,18})\Z")
 MAX_SIZE = (1 << 63) - 1
 
 
-class CheckpointError(ValueError):
+class CheckpointError(FairdealError):
     """A checkpoint or tlog proof that is not in the C2SP form."""
 
 
@@ -163,7 +164,7 @@ class TlogProof:
         return cls(index, hashes, note, extra)
 
 
-class WitnessError(ValueError):
+class WitnessError(FairdealError):
     """A checkpoint without the cosignatures a witness policy asks for (``forged`` False), or
     with a cosignature line of a named witness that does not verify (``forged`` True)."""
 

@@ -16,6 +16,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from .bundle import Bundle, InvalidBundle
+from .errors import FairdealError
 from .keys import InvalidKey, key_id
 from .protocol import PLAY_TYPES, event_hash
 from .replay import MatchReplayer, Step, replay_steps
@@ -29,7 +30,7 @@ V1_INFLUENCE = ("version 1 bundle, client seeds unsigned: the server could have 
                 "deal")
 
 
-class DisputeError(ValueError):
+class DisputeError(FairdealError):
     """The report cannot be made: the file is no bundle, or the step does not exist."""
 
 

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import hashlib
 
+from .errors import FairdealError
+
 __all__ = ["BadSignature", "L", "P", "decode_point", "encode_point", "verify"]
 
 #: the field prime and the order of the base point's group
@@ -39,7 +41,7 @@ _IDENTITY: Point = (0, 1, 1, 0)
 _BASE_Y = 4 * pow(5, P - 2, P) % P
 
 
-class BadSignature(ValueError):
+class BadSignature(FairdealError):
     """The signature does not verify; the message says which step refused it."""
 
 

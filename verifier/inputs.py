@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from fairdeal.games import RulesError, get_rules
 
 from .bundle import Bundle, InvalidBundle
+from .errors import FairdealError
 from .keys import InvalidKey, parse_public_key
 from .receipts import InvalidReceipts, Receipt, ReceiptsFile, parse_receipts_file, receipt_pins
 from .report import Report
@@ -27,7 +28,7 @@ _LABEL = re.compile(r"\s*seat keys\s*:", re.IGNORECASE)
 _SEPARATORS = re.compile(r"[\s,]+")
 
 
-class InvalidInput(ValueError):
+class InvalidInput(FairdealError):
     """A seat key or a receipts file the visitor gave is not well-formed, or names a seat the
     match does not have: the visitor's mistake, not the bundle's (the command line's usage
     error, exit 2). The message names the input and the problem."""

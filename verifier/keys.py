@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from . import ed25519
+from .errors import FairdealError
 from .hashing import Tag, tagged_hash
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ __all__ = [
 KEY_PREFIX = "ed25519:"
 
 
-class InvalidKey(ValueError):
+class InvalidKey(FairdealError):
     """A public key or signature that is not in the expected form."""
 
 

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from .bundle import Bundle
 from .checkpoint import Checkpoint, CheckpointError, TlogProof, WitnessError, WitnessPolicy
+from .errors import FairdealError
 from .keys import key_id
 from .logleaf import genesis_leaf, seal_leaf
 from .merkle import ProofError, leaf_hash, verify_consistency, verify_inclusion
@@ -137,7 +138,7 @@ def check_log(bundle: Bundle, hashes: list[str], server_public: bytes,
     return detail
 
 
-class LogForked(ValueError):
+class LogForked(FairdealError):
     """Two checkpoints of one log that no append-only log could have signed both of."""
 
 

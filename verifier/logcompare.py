@@ -23,17 +23,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .checkpoint import Checkpoint, CheckpointError
+from .errors import FairdealError
 from .logcheck import LogForked, check_growth
 from .note import ED25519, NoteError, VerifierKey, verify_note
 
 __all__ = ["LogForked", "ProofNeeded", "View", "ViewError", "compare_views", "read_view"]
 
 
-class ViewError(ValueError):
+class ViewError(FairdealError):
     """A view that cannot be compared: not a checkpoint, or not signed by the log key."""
 
 
-class ProofNeeded(ValueError):
+class ProofNeeded(FairdealError):
     """The two views have different sizes: only a consistency proof can tell whether the bigger
     extends the smaller (``old`` and ``new`` are the sizes to prove)."""
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .canonical import canonical_bytes
+from .errors import FairdealError
 from .protocol import event_hash
 
 __all__ = ["LEAF_FORMAT", "SEAL_FORMAT", "LeafError", "LogLeaf", "genesis_leaf", "pair",
@@ -39,7 +40,7 @@ KINDS = ("genesis", "seal")
 _FORMATS = {"genesis": (LEAF_FORMAT,), "seal": (LEAF_FORMAT, SEAL_FORMAT)}
 
 
-class LeafError(ValueError):
+class LeafError(FairdealError):
     """Bytes that are not a fairdeal log leaf."""
 
 

@@ -26,13 +26,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import FairdealError
 from .logleaf import LeafError, LogLeaf
 from .merkle import EMPTY_ROOT, Node, completed_nodes, fold, frontier, leaf_hash
 
 __all__ = ["Finding", "LogScan", "ScanError", "Sealed"]
 
 
-class ScanError(ValueError):
+class ScanError(FairdealError):
     """A scan state that is not one, or a leaf given out of order."""
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from .errors import FairdealError
+
 __all__ = [
     "EMPTY_ROOT",
     "HASH_SIZE",
@@ -45,7 +47,7 @@ EMPTY_ROOT = hashlib.sha256(b"").digest()
 Node = tuple[int, int]
 
 
-class ProofError(ValueError):
+class ProofError(FairdealError):
     """A proof that does not prove what it claims; the message says which step refused it."""
 
 

@@ -23,6 +23,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from .errors import FairdealError
 from .keys import SigningKey, verify_signature
 
 __all__ = [
@@ -52,7 +53,7 @@ MAX_SIGNATURES = 64
 _DASH = "\u2014 "
 
 
-class NoteError(ValueError):
+class NoteError(FairdealError):
     """A note, signature or key that is malformed, or a signature that does not verify."""
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .bundle import Bundle, InvalidBundle, parse_json
+from .errors import FairdealError
 from .keys import InvalidKey, key_id, parse_public_key, verify_signature
 from .protocol import receipt_message, seat_index
 from .report import VerificationError
@@ -50,7 +51,7 @@ PIN_FROM_OPTION = "pinned by --seat-key"
 PIN_FROM_RECEIPTS = "pinned from the receipts file"
 
 
-class InvalidReceipts(ValueError):
+class InvalidReceipts(FairdealError):
     """A receipts file that is not well-formed; the message names the receipt and field."""
 
 

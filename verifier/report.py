@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import FairdealError
+
 __all__ = ["CHECKS", "OPTIONAL_CHECKS", "CheckResult", "Failure", "Report", "VerificationError"]
 
 #: every check, in the order it runs, with what it means in one line for people
@@ -40,7 +42,7 @@ OPTIONAL_CHECKS = frozenset({"receipts", "log"})
 _TITLES = dict(CHECKS)
 
 
-class VerificationError(ValueError):
+class VerificationError(FairdealError):
     """One check failed. ``check`` names it; ``seq`` is the first failing event, if any."""
 
     def __init__(self, check: str, message: str, seq: int | None = None) -> None:

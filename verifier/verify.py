@@ -12,6 +12,7 @@ from typing import Any
 
 from .bundle import Bundle, InvalidBundle
 from .checkpoint import WitnessPolicy
+from .errors import FairdealError
 from .keys import InvalidKey, key_id, parse_public_key, verify_signature
 from .logcheck import check_log
 from .protocol import ZERO_HASH, commitment, event_hash, head_message, seat_index
@@ -45,7 +46,7 @@ def chain_hashes(events: list[dict[str, Any]]) -> list[str]:
     return hashes
 
 
-class UnknownSeat(ValueError):
+class UnknownSeat(FairdealError):
     """A key is pinned for a seat the match does not have (the caller's mistake, not the
     bundle's): a usage error."""
 
@@ -99,11 +100,34 @@ def verify_replayed(bundle: Bundle, trusted_key: str | None = None,
                     ) -> tuple[Report, MatchReplayer | None]:
     """``verify_bundle``, and the replayer that checked the events (None if the checks stopped
     before the replay): whoever reads the match after verifying it (the audit) finds the deal
-    there rather than replaying the match a second time."""
+    there rather than replaying the match a second time.
+
+    The steps are docs/SPEC.md section 9's, in its order and under its numbers (1, the format,
+    is ``Bundle.from_bytes``'s); each passes its check on ``report`` or raises the
+    VerificationError that fails it, and the first failure ends the run."""
     replayer: MatchReplayer | None = None
     if report is None:
         report = Report()
         report.passed("format", f"{len(bundle.events)} events")
+    _record_facts(report, bundle)
+    try:
+        hashes = _check_chain(report, bundle)                                     # (2)
+        public = _check_signature(report, bundle, hashes, trusted_key)            # (3)
+        replayer, pins = _check_rules(report, bundle, seat_keys or {})            # (4)
+        _check_commitment(report, bundle, replayer)                               # (5)
+        _replay(report, bundle, replayer, pins)                                   # (6)-(12)
+        _check_receipts(report, bundle, hashes, receipts, receipts_for)           # (13)
+        _check_log(report, bundle, hashes, public, checkpoint, witnesses)         # (14)
+    except VerificationError as e:
+        report.failed(e)
+    except InvalidKey as e:
+        report.failed(VerificationError("signature", str(e)))
+    return report, replayer
+
+
+def _record_facts(report: Report, bundle: Bundle) -> None:
+    """What the bundle says of itself, before any check (the report shows it even on a
+    failure); the checks below add what they establish."""
     events = bundle.events
     genesis = events[0]
     reveal = events[-1]
@@ -115,125 +139,145 @@ def verify_replayed(bundle: Bundle, trusted_key: str | None = None,
         result=reveal["result"], key_id=None, key_pinned=False, seat_keys_pinned=[],
         deal_influence=None,
     )
-    try:
-        # (1) the chain: every event links by hash to the one before it
-        hashes = chain_hashes(events)
-        report.passed("chain", f"{len(events)} events, head {hashes[-1][:16]}…")
 
-        # (2) the server's signature over the head, by the key the genesis names
-        public = parse_public_key(bundle.server_key)
-        kid = key_id(public)
-        report.facts["key_id"] = kid
-        if kid != genesis["server_key_id"]:
+
+def _check_chain(report: Report, bundle: Bundle) -> list[str]:
+    """(2) the chain: every event links by hash to the one before it. Returns the hashes."""
+    hashes = chain_hashes(bundle.events)
+    report.passed("chain", f"{len(bundle.events)} events, head {hashes[-1][:16]}…")
+    return hashes
+
+
+def _check_signature(report: Report, bundle: Bundle, hashes: list[str],
+                     trusted_key: str | None) -> bytes:
+    """(3) the server's signature over the head, by the key the genesis names (and, when
+    pinned, the trusted key). Returns the server's public key."""
+    genesis = bundle.genesis
+    last = len(bundle.events) - 1
+    public = parse_public_key(bundle.server_key)
+    kid = key_id(public)
+    report.facts["key_id"] = kid
+    if kid != genesis["server_key_id"]:
+        raise VerificationError(
+            "signature", f"the bundle is signed by key {kid}, but the match was created "
+            f"under key {genesis['server_key_id']}", last)
+    message = head_message(genesis["match_id"], last, hashes[-1])
+    if not verify_signature(public, bytes.fromhex(bundle.signature), message):
+        raise VerificationError(
+            "signature", "the server's signature does not match the final event: the "
+            "history was changed after it was sealed", last)
+    if trusted_key is not None:
+        if parse_public_key(trusted_key) != public:
             raise VerificationError(
-                "signature", f"the bundle is signed by key {kid}, but the match was created "
-                f"under key {genesis['server_key_id']}", len(events) - 1)
-        message = head_message(genesis["match_id"], len(events) - 1, hashes[-1])
-        if not verify_signature(public, bytes.fromhex(bundle.signature), message):
-            raise VerificationError(
-                "signature", "the server's signature does not match the final event: the "
-                "history was changed after it was sealed", len(events) - 1)
-        if trusted_key is not None:
-            if parse_public_key(trusted_key) != public:
-                raise VerificationError(
-                    "signature", f"signed by key {kid}, which is not the trusted key "
-                    f"{key_id(parse_public_key(trusted_key))}", len(events) - 1)
-            report.facts["key_pinned"] = True
-            report.passed("signature", f"signed by the trusted key {kid}")
-        else:
-            report.passed("signature", f"signed by key {kid} (not pinned: pass --trusted-key "
-                          "to check it is the server's)")
-
-        # (3) the game, its rules version and rules data; the players' pinned keys
-        replayer = MatchReplayer(genesis, bytes.fromhex(reveal["server_seed"]))
-        names = replayer.game.seat_names
-        pins = _seat_pins(names, seat_keys or {})
-        replayer.pin(pins)
-        report.facts["seat_keys_pinned"] = [names[seat] for seat in sorted(pins)]
-        report.passed("rules", f"{replayer.game.title}, rules {genesis['rules_version']}")
-
-        # (4) the revealed seed opens the commitment published in the genesis
-        if commitment(replayer.server_seed or b"", genesis) != genesis["commitment"]:
-            raise VerificationError(
-                "commitment", "the revealed server seed does not open the commitment "
-                "published at the start: the seed or the commitment was changed after the "
-                "match began",
-                len(events) - 1)
-        report.passed("commitment", f"SHA-256 commitment {genesis['commitment'][:16]}… opens "
-                      "to the revealed seed")
-        # a pin on a version 1 bundle, a seating window below the minimum: event 0 decides
-        replayer.check_genesis()
-
-        # (5)-(11) replay every event under the protocol and the rules
-        for event in events[1:]:
-            replayer.feed(event)
-        if not replayer.started and not replayer.ended:
-            raise VerificationError("timing", "the match never started: not every seat's seed "
-                                    "was fixed and revealed", len(events) - 1)
-        if replayer.outcome is None:
-            raise VerificationError("result", "the seed was revealed but the match is not over",
-                                    len(events) - 1)
-        influence = replayer.deal_influence(len(events) - 1)
-        report.facts["deal_influence"] = influence
-        report.passed("seeds", _seeds_words(replayer))
-        added = sum(seed is not None for seed in replayer.client_seeds)
-        report.passed("timing", f"commitment at event 0; {added} of {replayer.seats} client "
-                      "seeds, all before the first move; one reveal, last")
-        if replayer.started:
-            report.passed("deal", f"deal seed mixes the server seed with {added} client "
-                          "seed(s)")
-        else:
-            report.passed("deal", "no deal: the match ended before it (a seed not revealed)")
-        report.passed("moves", f"{replayer.plies} plays checked under {genesis['rules_version']}")
-        signed = sum(key is not None for key in replayer.seat_keys)
-        what = "seeds and moves" if replayer.v2 else "moves"
-        detail = (f"{signed} of {replayer.seats} seats signed their {what}" if signed
-                  else f"no seat registered a key ({what} unsigned)")
-        if pins:
-            detail += (f"; pinned: {', '.join(report.facts['seat_keys_pinned'])} (every seed "
-                       "event, move and resignation of a pinned seat is signed by its pinned "
-                       "key)")
-        report.passed("seat-signatures", detail)
-        limit = replayer.turn_limit_ms
-        span = " for the whole turn" if replayer.timer.per_turn else ""
-        report.passed("timers", f"turn limit {limit} ms{span}" if limit else "no turn limit")
-        report.passed("result", _result_words(replayer))
-
-        # (12) the player's receipts: nothing the server accepted was dropped or changed. They
-        # are bound to their match: receipts of another match fail, they are not "nothing to
-        # check" (a server handing out another match's bundle would pass otherwise)
-        if receipts is None and receipts_for is None:
-            report.skipped("receipts", "no receipts given (a player checks its own with "
-                           "--receipts FILE)")
-        else:
-            checked = check_receipts(bundle, hashes, receipts or (), receipts_for)
-            report.facts["receipts"] = {"checked": checked, "match_id": genesis["match_id"]}
-            if checked:
-                report.passed("receipts", f"{checked} server-signed receipt(s) for match "
-                              f"{genesis['match_id']} match this bundle")
-            else:
-                report.skipped("receipts", "the receipts file of this match holds no receipt")
-
-        # (13) the match's genesis and seal are in the server's transparency log
-        if bundle.log is not None:
-            report.passed("log", check_log(bundle, hashes, public, checkpoint, witnesses))
-        elif checkpoint is not None:
-            raise VerificationError("log", "a trusted checkpoint was given, but the bundle "
-                                    "carries no log proofs to check against it")
-        elif witnesses is not None:
-            raise VerificationError("log", f"witness cosignatures were asked for "
-                                    f"({witnesses.asked()}), but the bundle carries no log "
-                                    "proofs, so no checkpoint for them to have cosigned")
-        else:
-            report.skipped("log", "the bundle carries no log proofs (built offline, or "
-                           "exported before the log)")
-    except VerificationError as e:
-        report.failed(e)
-    except InvalidKey as e:
-        report.failed(VerificationError("signature", str(e)))
-    return report, replayer
+                "signature", f"signed by key {kid}, which is not the trusted key "
+                f"{key_id(parse_public_key(trusted_key))}", last)
+        report.facts["key_pinned"] = True
+        report.passed("signature", f"signed by the trusted key {kid}")
+    else:
+        report.passed("signature", f"signed by key {kid} (not pinned: pass --trusted-key "
+                      "to check it is the server's)")
+    return public
 
 
+def _check_rules(report: Report, bundle: Bundle, seat_keys: Mapping[str, str]
+                 ) -> tuple[MatchReplayer, dict[int, bytes]]:
+    """(4) the game, its rules version and rules data (the replayer checks them as it is
+    made); the players' pinned keys. Returns the replayer and the pins by seat index (a pin
+    for a seat the match does not have raises UnknownSeat: the caller's mistake)."""
+    replayer = MatchReplayer(bundle.genesis, bytes.fromhex(bundle.events[-1]["server_seed"]))
+    names = replayer.game.seat_names
+    pins = _seat_pins(names, seat_keys)
+    replayer.pin(pins)
+    report.facts["seat_keys_pinned"] = [names[seat] for seat in sorted(pins)]
+    report.passed("rules", f"{replayer.game.title}, rules {bundle.genesis['rules_version']}")
+    return replayer, pins
+
+
+def _check_commitment(report: Report, bundle: Bundle, replayer: MatchReplayer) -> None:
+    """(5) the revealed seed opens the commitment published in the genesis; then what the
+    genesis alone decides (a pin on a version 1 bundle, a seating window below the minimum),
+    reported at event 0 before the replay."""
+    genesis = bundle.genesis
+    if commitment(replayer.server_seed or b"", genesis) != genesis["commitment"]:
+        raise VerificationError(
+            "commitment", "the revealed server seed does not open the commitment "
+            "published at the start: the seed or the commitment was changed after the "
+            "match began",
+            len(bundle.events) - 1)
+    report.passed("commitment", f"SHA-256 commitment {genesis['commitment'][:16]}… opens "
+                  "to the revealed seed")
+    replayer.check_genesis()
+
+
+def _replay(report: Report, bundle: Bundle, replayer: MatchReplayer,
+            pins: Mapping[int, bytes]) -> None:
+    """(6)-(12) replay every event under the protocol and the rules: the seeds, timing, deal,
+    moves, seat signatures and timers are checked together, event by event; then the result.
+    Each check is passed, in the spec's order, once the whole replay held."""
+    events = bundle.events
+    last = len(events) - 1
+    for event in events[1:]:
+        replayer.feed(event)
+    if not replayer.started and not replayer.ended:
+        raise VerificationError("timing", "the match never started: not every seat's seed "
+                                "was fixed and revealed", last)
+    if replayer.outcome is None:
+        raise VerificationError("result", "the seed was revealed but the match is not over",
+                                last)
+    report.facts["deal_influence"] = replayer.deal_influence(last)
+    report.passed("seeds", _seeds_words(replayer))
+    added = sum(seed is not None for seed in replayer.client_seeds)
+    report.passed("timing", f"commitment at event 0; {added} of {replayer.seats} client "
+                  "seeds, all before the first move; one reveal, last")
+    if replayer.started:
+        report.passed("deal", f"deal seed mixes the server seed with {added} client "
+                      "seed(s)")
+    else:
+        report.passed("deal", "no deal: the match ended before it (a seed not revealed)")
+    report.passed("moves", f"{replayer.plies} plays checked under "
+                  f"{bundle.genesis['rules_version']}")
+    report.passed("seat-signatures", _seat_signature_words(report, replayer, pins))
+    limit = replayer.turn_limit_ms
+    span = " for the whole turn" if replayer.timer.per_turn else ""
+    report.passed("timers", f"turn limit {limit} ms{span}" if limit else "no turn limit")
+    report.passed("result", _result_words(replayer))
+
+
+def _check_receipts(report: Report, bundle: Bundle, hashes: list[str],
+                    receipts: Sequence[Receipt] | None, receipts_for: str | None) -> None:
+    """(13) the player's receipts: nothing the server accepted was dropped or changed. They
+    are bound to their match: receipts of another match fail, they are not "nothing to
+    check" (a server handing out another match's bundle would pass otherwise)."""
+    if receipts is None and receipts_for is None:
+        report.skipped("receipts", "no receipts given (a player checks its own with "
+                       "--receipts FILE)")
+        return
+    match_id = bundle.genesis["match_id"]
+    checked = check_receipts(bundle, hashes, receipts or (), receipts_for)
+    report.facts["receipts"] = {"checked": checked, "match_id": match_id}
+    if checked:
+        report.passed("receipts", f"{checked} server-signed receipt(s) for match "
+                      f"{match_id} match this bundle")
+    else:
+        report.skipped("receipts", "the receipts file of this match holds no receipt")
+
+
+def _check_log(report: Report, bundle: Bundle, hashes: list[str], public: bytes,
+               checkpoint: str | None, witnesses: WitnessPolicy | None) -> None:
+    """(14) the match's genesis and seal are in the server's transparency log (against the
+    trusted checkpoint, cosigned by the witnesses, when they are given)."""
+    if bundle.log is not None:
+        report.passed("log", check_log(bundle, hashes, public, checkpoint, witnesses))
+    elif checkpoint is not None:
+        raise VerificationError("log", "a trusted checkpoint was given, but the bundle "
+                                "carries no log proofs to check against it")
+    elif witnesses is not None:
+        raise VerificationError("log", f"witness cosignatures were asked for "
+                                f"({witnesses.asked()}), but the bundle carries no log "
+                                "proofs, so no checkpoint for them to have cosigned")
+    else:
+        report.skipped("log", "the bundle carries no log proofs (built offline, or "
+                       "exported before the log)")
 
 
 def _seat_pins(seat_names: Sequence[str], seat_keys: Mapping[str, str]) -> dict[int, bytes]:
@@ -249,6 +293,19 @@ def _seat_pins(seat_names: Sequence[str], seat_keys: Mapping[str, str]) -> dict[
         except InvalidKey as e:
             raise UnknownSeat(f"the key pinned for seat {seat_text!r}: {e}") from None
     return pins
+
+
+def _seat_signature_words(report: Report, replayer: MatchReplayer,
+                          pins: Mapping[int, bytes]) -> str:
+    signed = sum(key is not None for key in replayer.seat_keys)
+    what = "seeds and moves" if replayer.v2 else "moves"
+    detail = (f"{signed} of {replayer.seats} seats signed their {what}" if signed
+              else f"no seat registered a key ({what} unsigned)")
+    if pins:
+        detail += (f"; pinned: {', '.join(report.facts['seat_keys_pinned'])} (every seed "
+                   "event, move and resignation of a pinned seat is signed by its pinned "
+                   "key)")
+    return detail
 
 
 def _seeds_words(replayer: MatchReplayer) -> str:

@@ -45,8 +45,8 @@ from fairdeal.ledger.ratelimits import SharedBuckets
 
 log = logging.getLogger("fairdeal.web")
 
-__all__ = ["API_CSP", "DEFAULT_LIMITS", "VIEWER_CSP", "RateLimiter", "init_app", "parse_limits",
-           "init_headers", "rate_limited"]
+__all__ = ["API_CSP", "DEFAULT_LIMITS", "UPLOAD_LIMIT", "VIEWER_CSP", "RateLimiter", "init_app",
+           "parse_limits", "init_headers", "rate_limited"]
 
 #: the viewer's pages load scripts, styles and images from here only; the games' SVG may use
 #: inline style attributes
@@ -57,6 +57,10 @@ VIEWER_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-i
 #: board keeps its inline styles)
 API_CSP = ("default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; "
            "form-action 'none'; frame-ancestors 'none'")
+
+#: uploads larger than this are refused with a clear page (a 300-play match is ~100 kB); the
+#: viewer's upload form and the rate-limit page shown in its place both state it
+UPLOAD_LIMIT = 5 * 1024 * 1024
 
 DEFAULT_LIMITS: dict[str, tuple[int, float]] = {
     "create": (60, 60.0), "upload": (30, 60.0), "import": (30, 60.0), "gif": (30, 60.0)}
@@ -173,8 +177,6 @@ def _limited(kind: str, wait: float, limits: Mapping[str, tuple[int, float]]) ->
                                       "retry_after": retry}})
         response.status_code = 429
     else:
-        from .viewer.upload import UPLOAD_LIMIT
-
         response = Response(render_template(
             "viewer/upload.html", limit_mb=UPLOAD_LIMIT // (1024 * 1024), error=message,
             pasted="", can_store=True), status=429)

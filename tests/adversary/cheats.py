@@ -18,14 +18,13 @@ from typing import Any
 from fairdeal.games import get_game
 from fairdeal.ledger.client import ReceiptBook
 from fairdeal.ledger.service import Ledger
+from fairdeal.verifier.forge import reseal
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.protocol import (
     PROTOCOL_V2,
     client_commitment,
-    commitment,
     deal_seed,
     event_hash,
-    head_message,
     ply_stream,
     seat_message,
     setup_stream,
@@ -206,17 +205,6 @@ class Match:
         return json.loads(self.ledger.bundle(self.id))
 
 
-def reseal(bundle: dict[str, Any], key: SigningKey) -> dict[str, Any]:
-    """What a server holding ``key`` does after changing events: relink and re-sign."""
-    events = bundle["events"]
-    prev = "0" * 64
-    for seq, event in enumerate(events):
-        event["seq"], event["prev"] = seq, prev
-        prev = event_hash(event)
-    message = head_message(events[0]["match_id"], len(events) - 1, prev)
-    return {**bundle, "signature": {"key": key.public_text, "sig": key.sign(message).hex()}}
-
-
 def verify(bundle: dict[str, Any] | bytes, trusted: SigningKey | None = None,
            pins: dict[str, str] | None = None,
            receipts: list[Receipt] | None = None) -> Report:
@@ -327,11 +315,8 @@ def reforged_under(bundle: dict[str, Any], key: SigningKey) -> dict[str, Any]:
     """The whole history re-created under another server key: the genesis names the new key,
     the commitment is recomputed, everything is relinked and re-sealed."""
     bundle = copy.deepcopy(bundle)
-    genesis = bundle["events"][0]
-    genesis["server_key_id"] = key.key_id
-    genesis["commitment"] = commitment(bytes.fromhex(bundle["events"][-1]["server_seed"]),
-                                       genesis)
-    return reseal(bundle, key)
+    bundle["events"][0]["server_key_id"] = key.key_id
+    return reseal(bundle, key, recommit=True)
 
 
 def server_written(bundle: dict[str, Any], key: SigningKey, *, protocol: str = PROTOCOL_V2,

@@ -17,7 +17,6 @@ from cheats import (
     forge_match,
     opening_hand_value,
     reforged_under,
-    reseal,
     verify,
 )
 
@@ -25,6 +24,7 @@ from fairdeal.games import get_game
 from fairdeal.ledger.client import TamperDetected
 from fairdeal.ledger.errors import Refused
 from fairdeal.ledger.service import Ledger
+from fairdeal.verifier.forge import reseal
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.protocol import (
     deal_seed,

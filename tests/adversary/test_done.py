@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cheats import reseal
 
 from fairdeal.ledger.client import ApiClient
 from fairdeal.ledger.keys import load_or_create_server_key
+from fairdeal.verifier.forge import reseal
 from fairdeal.verifier.protocol import client_commitment
 
 FAIRDEAL = str(Path(sys.executable).parent / "fairdeal")

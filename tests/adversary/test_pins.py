@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cheats import GUARANTEES, ROOT, Clock, Match, reseal, server_written, verify
+from cheats import GUARANTEES, ROOT, Clock, Match, server_written, verify
 from click.testing import CliRunner
 
 from fairdeal.cli.main import cli
 from fairdeal.ledger.errors import BadRequest
 from fairdeal.ledger.service import Ledger
+from fairdeal.verifier.forge import reseal
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.protocol import MIN_SEATING_MS, PROTOCOL_V1
 from fairdeal.verifier.report import Report

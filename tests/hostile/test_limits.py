@@ -17,7 +17,7 @@ from fairdeal.verifier.bundle import MAX_BUNDLE_BYTES, MAX_EVENTS
 from fairdeal.verifier.verify import verify_bytes
 from fairdeal.web.api.body import MAX_BODY_BYTES
 from fairdeal.web.api.body import MAX_BUNDLE_BYTES as API_BUNDLE_BYTES
-from fairdeal.web.viewer.upload import UPLOAD_LIMIT
+from fairdeal.web.security import UPLOAD_LIMIT
 
 from .conftest import HOSTILE
 

@@ -4,8 +4,7 @@ OpenAPI document it serves at /api/v1/openapi.json."""
 
 from __future__ import annotations
 
-from flask import Blueprint
+from . import errors, log, routes  # noqa: F401  (they register the handlers and routes on bp)
+from .blueprint import bp
 
-bp = Blueprint("api", __name__, url_prefix="/api/v1")
-
-from . import errors, log, routes  # noqa: E402,F401  (registers the handlers and routes on bp)
+__all__ = ["bp"]

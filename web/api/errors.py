@@ -11,7 +11,7 @@ from werkzeug.exceptions import HTTPException
 from fairdeal.ledger.errors import ConflictError, LedgerError
 
 from .. import faults
-from . import bp
+from .blueprint import bp
 
 log = logging.getLogger("fairdeal.web.api")
 

@@ -11,7 +11,7 @@ from fairdeal.verifier.merkle import leaf_hash
 from fairdeal.verifier.note import Note
 
 from ..queryargs import int_query
-from . import bp
+from .blueprint import bp
 from .body import field, json_body, unknown_fields
 from .routes import ledger
 

@@ -10,7 +10,7 @@ from fairdeal.ledger.errors import BadRequest
 from fairdeal.ledger.service import DEFAULT_TURN_LIMIT_MS, Ledger
 
 from ..queryargs import int_query
-from . import bp
+from .blueprint import bp
 from .body import MAX_BUNDLE_BYTES, bearer_token, field, json_body, raw_body, unknown_fields
 from .errors import error_response
 from .openapi import openapi_document

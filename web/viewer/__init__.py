@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint
+from . import audit, browser, replay_gif, upload, views  # noqa: F401  (they register the routes)
+from .blueprint import bp
 
-bp = Blueprint("viewer", __name__, template_folder="templates", static_folder="static",
-               static_url_path="/static/viewer")
-
-from . import audit, browser, replay_gif, upload, views  # noqa: E402,F401  (they register the routes)
+__all__ = ["bp"]

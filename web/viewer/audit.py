@@ -30,7 +30,7 @@ from fairdeal.verifier.dispute import DisputeError, dispute_report
 from fairdeal.verifier.dispute_html import dispute_html
 
 from ..queryargs import parse_int
-from . import bp
+from .blueprint import bp
 from .loading import ledger, load_stored, load_upload
 
 __all__ = ["AuditCache"]

@@ -19,7 +19,7 @@ from flask import (
     url_for,
 )
 
-from . import bp
+from .blueprint import bp
 from .runtime import (
     PYODIDE_FILES,
     PYODIDE_VERSION,

@@ -16,8 +16,8 @@ from typing import Any
 from flask import Response, abort, current_app, request
 
 from ..security import rate_limited
-from . import bp
 from .animation import StepRangeError, gif_key, match_gif, parse_steps
+from .blueprint import bp
 from .loading import load_stored
 from .matches import MatchCache
 from .page import perspective

@@ -20,7 +20,7 @@ from typing import Any
 from flask import Flask
 
 from ..security import init_headers
-from . import bp
+from .blueprint import bp
 from .sources import MemoryLedger
 
 __all__ = ["create_viewer_app"]

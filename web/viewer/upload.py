@@ -10,15 +10,12 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
 
-from ..security import rate_limited
-from . import bp
+from ..security import UPLOAD_LIMIT, rate_limited
+from .blueprint import bp
 from .loading import ledger, load_upload, match_cache, uploads
 from .matches import check_rows, load_bundle
 
-__all__ = ["UPLOAD_LIMIT"]
-
-#: uploads larger than this are refused with a clear page (a 300-play match is ~100 kB)
-UPLOAD_LIMIT = 5 * 1024 * 1024
+__all__: list[str] = []  # views only: the upload limit itself is web/security.py's UPLOAD_LIMIT
 
 
 @bp.route("/upload", methods=["GET"])

@@ -11,8 +11,8 @@ from werkzeug.exceptions import HTTPException
 from fairdeal.games import GAME_NAMES
 
 from ..queryargs import INT64_MAX
-from ..security import VIEWER_CSP
-from . import bp
+from ..security import UPLOAD_LIMIT, VIEWER_CSP
+from .blueprint import bp
 from .loading import (
     MATCH_ID,
     game_or_none,
@@ -27,7 +27,6 @@ from .matches import LoadedMatch
 from .page import int_arg, page_context, perspective, step_context
 from .present import badges, date_words, game_title, is_simulated, result_words
 from .sources import summarize
-from .upload import UPLOAD_LIMIT
 
 #: the viewer's policy (web/security.py sets it, and the other headers, on every response)
 CSP = VIEWER_CSP

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
+from fairdeal.verifier.forge import reseal
 from fairdeal.verifier.keys import SigningKey
-from fairdeal.verifier.protocol import commitment, event_hash, head_message
 from fairdeal.web.viewer.sources import MemoryLedger
 from fairdeal.web.viewer.standalone import create_viewer_app
 
@@ -30,30 +29,11 @@ def simulate(game: str, count: int = 1, seed: str = "viewer", seats: tuple[str, 
     bundles = list(simulate_matches(settings, count, seed=seed, server_key=SERVER_KEY))
     if seats is not None:
         for bundle in bundles:
-            reseal(bundle, lambda events: _rename(events, seats))
+            # seat names are bound by the commitment: re-commit with the revealed seed, so
+            # the renamed match still verifies
+            bundle["events"][0]["seats"] = [{"name": name} for name in seats]
+            reseal(bundle, SERVER_KEY, recommit=True)
     return bundles
-
-
-def _rename(events: list[dict[str, Any]], seats: tuple[str, str]) -> None:
-    # seat names are bound by the commitment: re-commit with the revealed seed, so the
-    # renamed match still verifies
-    genesis = events[0]
-    genesis["seats"] = [{"name": name} for name in seats]
-    genesis["commitment"] = commitment(bytes.fromhex(events[-1]["server_seed"]), genesis)
-
-
-def reseal(bundle: dict[str, Any], edit: Callable[[list[dict[str, Any]]], None],
-           key: SigningKey = SERVER_KEY) -> dict[str, Any]:
-    """Edit the events in place, then re-chain and re-sign them: a forger with the key."""
-    events = bundle["events"]
-    edit(events)
-    prev = "0" * 64
-    for event in events:
-        event["prev"] = prev
-        prev = event_hash(event)
-    message = head_message(events[0]["match_id"], events[-1]["seq"], prev)
-    bundle["signature"] = {"key": key.public_text, "sig": key.sign(message).hex()}
-    return bundle
 
 
 def tamper_move(bundle: dict[str, Any], play_index: int = 4) -> tuple[dict[str, Any], int]:
@@ -63,18 +43,12 @@ def tamper_move(bundle: dict[str, Any], play_index: int = 4) -> tuple[dict[str, 
     """
     forged = copy.deepcopy(bundle)
     moves = [event for event in forged["events"] if event["type"] == "move"]
-    target = moves[play_index]
-    holder: dict[str, int] = {}
-
-    def edit(events: list[dict[str, Any]]) -> None:
-        event = events[target["seq"]]
-        action = dict(event["action"])
-        action["card"] = 999 if "card" in action else action.get("card", 999)
-        event["action"] = action
-        holder["seq"] = event["seq"]
-
-    reseal(forged, edit)
-    return forged, holder["seq"]
+    event = moves[play_index]
+    action = dict(event["action"])
+    action["card"] = 999 if "card" in action else action.get("card", 999)
+    event["action"] = action
+    reseal(forged, SERVER_KEY)
+    return forged, event["seq"]
 
 
 @pytest.fixture(scope="session")
@@ -117,7 +91,6 @@ def helpers() -> Any:
     h = Helpers()
     h.bundle_bytes = bundle_bytes  # type: ignore[attr-defined]
     h.simulate = simulate  # type: ignore[attr-defined]
-    h.reseal = reseal  # type: ignore[attr-defined]
     h.tamper_move = tamper_move  # type: ignore[attr-defined]
     h.SERVER_KEY = SERVER_KEY  # type: ignore[attr-defined]
     return h

@@ -1,0 +1,37 @@
+"""The audited facts of one match, as a value: what audit/facts.py derives and the modules that
+describe a deal (audit/strength.py) fill in.
+
+It lives in a module of its own, importing nothing from audit/, so the module that builds it and
+the modules that complete it both import it from here instead of from each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["MatchFacts"]
+
+
+@dataclass
+class MatchFacts:
+    """The audited facts of one match (all re-derived from its seeds)."""
+
+    match_id: str
+    game: str
+    #: the group whose deals are comparable: game and deck type (``"<game>/<deck>"``)
+    deck_key: str
+    players: tuple[str, ...]
+    first_seat: int
+    server_seed: bytes
+    #: named dealt orders: ``{"deck": [card ids in deal order]}``, ``{"blue": [...], ...}``
+    orders: dict[str, list[Any]] = field(default_factory=dict)
+    #: each seat's opening-hand strength, standardised: mean 0, variance 1 under a fair deal
+    #: (None for a game without dealt hands)
+    hand_z: tuple[float, ...] | None = None
+    #: each seat's raw opening-hand strength (total card cost, total troop strength)
+    hand_raw: tuple[int, ...] | None = None
+    #: every random pick a rule made during play (and at a game's start): (purpose, n, value)
+    picks: list[tuple[str, int, int]] = field(default_factory=list)
+    #: an infinite deck's draws, dealt and during play (card ids)
+    draws: list[int] = field(default_factory=list)

@@ -1,0 +1,128 @@
+"""No circle of imports among fairdeal's library packages.
+
+Every module of verifier/, games/, audit/, web/ and ledger/ is parsed (never imported) and every
+import in it counts: at module level, inside a function (a "lazy" import hides a cycle, it does
+not break it) and under ``if TYPE_CHECKING:`` (the type checker follows it). The graph of
+fairdeal module → fairdeal module must be acyclic; a failure prints the circle.
+
+Two conventions decide what an edge is:
+
+- ``from package import name`` is an edge to ``package.name`` when that is a module, else to
+  the package's ``__init__``;
+- importing ``a.b.c`` runs ``a/__init__`` and ``a/b/__init__`` first, but that is not counted as
+  an edge from the importer: otherwise every package whose ``__init__`` re-exports its modules
+  (verifier/'s public face) would be a circle with each of them. A module importing a name
+  *from* its package's ``__init__`` is counted, as any other import.
+
+cli/ is left out for now: its main.py imports its subcommand modules at the bottom and they
+import main's ``_game_choice`` and ``checked_key`` back (a six-file cycle). Untangling it (each
+command module registering itself on a group defined in a module that imports none of them) is
+later work of issue 19; when it is done, add "cli" to PACKAGES.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from pathlib import Path
+
+ROOT = Path(__file__).parents[1]
+
+#: the top-level folders read, each installed as ``fairdeal.<folder>``
+PACKAGES = ("verifier", "games", "audit", "web", "ledger")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(("fairdeal", *parts))
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            found[_module_name(path)] = path
+    return found
+
+
+def _resolve(importer: str, is_package: bool, level: int, module: str | None) -> str:
+    """The absolute name a (possibly relative) ``from … import`` names."""
+    if level == 0:
+        return module or ""
+    base = importer.split(".")
+    if not is_package:
+        base = base[:-1]
+    base = base[:len(base) - (level - 1)]
+    return ".".join([*base, module] if module else base)
+
+
+def _imports(name: str, path: Path, modules: Iterable[str]) -> set[str]:
+    """The fairdeal modules that module ``name`` imports, wherever in it the import is."""
+    known = set(modules)
+    is_package = path.name == "__init__.py"
+    targets: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            source = _resolve(name, is_package, node.level, node.module)
+            for alias in node.names:
+                child = f"{source}.{alias.name}"
+                targets.add(child if child in known else source)
+    return {target for target in targets if target in known and target != name}
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {name: _imports(name, path, modules) for name, path in modules.items()}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One circle of the graph (its modules, the first repeated at the end), or None."""
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == 1:
+                return [*path[path.index(target):], target]
+            if target not in state and (cycle := visit(target)) is not None:
+                return cycle
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)) is not None:
+            return cycle
+    return None
+
+
+def test_the_library_packages_import_without_a_cycle() -> None:
+    graph = import_graph()
+    assert len(graph) > 100  # every package was read
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or ())
+
+
+def test_function_level_and_type_checking_imports_are_edges(tmp_path: Path) -> None:
+    """The reader sees the imports a cycle hides in: inside a function, under TYPE_CHECKING,
+    and relative ones (``from . import x``, ``from ..pkg import y``)."""
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("def f():\n    from .b import g\n    return g\n")
+    (package / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                  "    from . import a\n")
+    (package / "sub" / "__init__.py").write_text("from .. import b\n")
+    modules = {"fairdeal.pkg": package / "__init__.py", "fairdeal.pkg.a": package / "a.py",
+               "fairdeal.pkg.b": package / "b.py",
+               "fairdeal.pkg.sub": package / "sub" / "__init__.py"}
+    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+    assert graph == {"fairdeal.pkg": set(), "fairdeal.pkg.a": {"fairdeal.pkg.b"},
+                     "fairdeal.pkg.b": {"fairdeal.pkg.a"}, "fairdeal.pkg.sub": {"fairdeal.pkg.b"}}
+    assert find_cycle(graph) == ["fairdeal.pkg.a", "fairdeal.pkg.b", "fairdeal.pkg.a"]
