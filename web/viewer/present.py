@@ -2,8 +2,8 @@
 
 >>> duration_words(75_000)
 '1:15'
->>> badges("arcomage", {"deck": "infinite", "battlefield": "Harmonia"}, 60_000)[0]
-{'label': 'Harmonia', 'kind': 'board'}
+>>> badges("any-game", {"deck": "infinite", "battlefield": "Meadow"}, 60_000)[0]
+{'label': 'Meadow', 'kind': 'board'}
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from fairdeal.games import RulesError, get_plugin
 from fairdeal.ledger.simulate import SIMULATED_SEAT_SUFFIX
 
 from .matches import LoadedMatch
@@ -28,8 +29,6 @@ __all__ = [
     "state_tables",
 ]
 
-GAME_TITLES = {"arcomage": "Two-tower duel", "toybattle": "Toy Battle",
-               "wyrdstone": "Wyrdstone mage duel"}
 DEFAULT_SEAT_NAMES = ("A", "B", "C", "D", "E", "F", "G", "H")
 
 
@@ -56,10 +55,14 @@ def date_words(ms: int | None) -> str:
 
 
 def game_title(game_name: str | None, game: Any = None) -> str:
-    """The game's human title, from the rules package when it is loaded."""
+    """The game's human title, from the rules package when it is loaded, else from its
+    registered plug-in (a game no plug-in registers is shown by its name)."""
     if game is not None and getattr(game, "title", None):
         return str(game.title)
-    return GAME_TITLES.get(game_name or "", game_name or "unknown game")
+    try:
+        return get_plugin(game_name or "").title
+    except RulesError:
+        return game_name or "unknown game"
 
 
 def is_simulated(seat_names: Sequence[str]) -> bool:
