@@ -9,7 +9,8 @@ fact the layers above need, so that none of them names a game:
   ``read_deal``), how strong an opening hand is (``hand_values``), which random picks to record
   (``replays_play``, ``setup_picks``, ``draws_from_picks``);
 - the dispute report: the rule or card text it quotes beside a move (``quote``);
-- ``fairdeal simulate``: the options it offers (``simulate_options``, ``turn_limit_note``).
+- ``fairdeal simulate``: the options it offers (``simulate_options``, ``turn_limit_note``);
+- the viewer: how its result reasons are said to players (``reason_words``, ``draw_words``).
 
 Every hook has a default that suits a game which deals nothing, so a new game overrides only
 what it has. Plug-ins are pure, like the rules: no I/O.
@@ -140,6 +141,14 @@ class GamePlugin:
                          ) -> list[Any]:
         """Items drawn during play, read off the recorded picks (purpose, n, value)."""
         return []
+
+    # --- the viewer ----------------------------------------------------------------------
+
+    #: how each of the game's own result reasons is said to players (the viewer): {winner}
+    #: and {loser} are seat labels (timeouts and resigning are said by fairdeal itself)
+    reason_words: Mapping[str, str] = {}
+    #: the same for a draw's reasons
+    draw_words: Mapping[str, str] = {}
 
     # --- the dispute report --------------------------------------------------------------
 

@@ -38,6 +38,11 @@ class ArcomagePlugin(GamePlugin):
         bins=((0, 6), (6, 12), *((12 + 15 * i, 27 + 15 * i) for i in range(6))),
         axis_label="card id", labelled_rows=False, plot_height=5.5)}
     draw_items = tuple(card.id for card in CARDS)
+    reason_words = {
+        "tower-built": "{winner} built the tower to the victory height",
+        "resource": "{winner} gathered the victory amount of a resource",
+        "tower-destroyed": "{winner} destroyed {loser}'s tower",
+    }
 
     def deck_key(self, params: Mapping[str, JSON]) -> str:
         return f"arcomage/{params.get('deck', 'normal')}"

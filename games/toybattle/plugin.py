@@ -32,6 +32,13 @@ class ToyBattlePlugin(GamePlugin):
     simulate_options = (
         SimulateOption("board", "Toy Battle: the board (default: the first).", "Toy Battle"),)
     dealt_orders = {"blue": _army("blue"), "red": _army("red")}
+    reason_words = {
+        "medals": "{winner} took the medals needed to win",
+        "hq-captured": "{winner} took {loser}'s headquarters",
+        "turn-limit": "the turn limit came; {winner} had more medals",
+        "stalemate": "a side could not move, so the medals decided",
+    }
+    draw_words = {"turn-limit": "the turn limit came with the medals level"}
 
     def read_deal(self, state: Any) -> DealFacts:
         deal = DealFacts(

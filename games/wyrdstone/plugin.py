@@ -24,6 +24,11 @@ class WyrdstonePlugin(GamePlugin):
 
     setup_picks = True
     turn_limit_note = "Wyrdstone takes 60 s for the whole turn"
+    reason_words = {
+        "health": "{winner} brought {loser}'s mage down",
+        "wrath": "{loser}'s mage fell to the Wrath of the Gods",
+        "turn-70": "both mages were still standing at turn 70",
+    }
 
 
 PLUGIN = WyrdstonePlugin(GAME, _bots, versions=VERSIONS)

@@ -166,3 +166,37 @@ def test_get_plugin_says_why_a_broken_game_is_missing(monkeypatch: pytest.Monkey
         get_plugin("gone")
     with pytest.raises(registry.UnknownGame, match=r"^unknown game 'other' \(known games: \)"):
         get_plugin("other")
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    (["wyrdstone", "--board", "b1"], "Invalid value for --board: --board is for Toy Battle"),
+    (["toybattle", "--deck", "infinite"],
+     "Invalid value: --battlefield and --deck are for the two-tower duel"),
+    (["arcomage", "--board", "b1"], "Invalid value for --board: --board is for Toy Battle"),
+])
+def test_simulate_refuses_another_games_option(tmp_path: Path, args: list[str],
+                                               error: str) -> None:
+    from click.testing import CliRunner
+
+    from fairdeal.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["simulate", *args, "--seed", "1", "--out",
+                                      str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert result.output.splitlines()[-1] == f"Error: {error}"
+    assert not (tmp_path / "out").exists()
+
+
+def test_simulate_passes_a_games_own_options_to_its_parameters(tmp_path: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from fairdeal.cli.main import cli
+
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["simulate", "arcomage", "--deck", "infinite",
+                                      "--seed", "1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    (bundle,) = out.glob("*.json")
+    assert json.loads(bundle.read_text())["events"][0]["params"]["deck"] == "infinite"
