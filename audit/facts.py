@@ -2,12 +2,12 @@
 
 The deal is re-derived through the verifier's own replayer (the protocol's deal seed and setup
 stream, the game's ``setup``), never read from anything the server says about it. Matches whose
-rules draw during play (the two-tower infinite deck, Toy Battle's effects, Wyrdstone) are replayed
-once more with a stream that records every pick, so the picks can be tested too.
+rules draw during play (the game's plug-in says so: ``replays_play``) are replayed once more
+with a stream that records every pick, so the picks can be tested too.
 
 >>> facts = match_facts(Bundle.from_bytes(open(path, "rb").read()))  # doctest: +SKIP
 >>> facts.deck_key, facts.first_seat
-('arcomage/normal', 1)
+('<game>/normal', 1)
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import MutableSequence, Sequence
 from typing import Any, TypeVar
 
-from fairdeal.games import Rng
+from fairdeal.games import Rng, get_plugin
 from fairdeal.verifier.bundle import Bundle
 from fairdeal.verifier.protocol import PLAY_TYPES, ply_stream, setup_stream
 from fairdeal.verifier.replay import MatchReplayer
@@ -59,20 +59,14 @@ class RecordingStream:
 
 
 def deck_key(genesis: dict[str, Any]) -> str:
-    """The group a match's deals are compared within: ``"arcomage/normal"``, ``"toybattle"``."""
-    if genesis["game"] == "arcomage":
-        return f"arcomage/{genesis['params'].get('deck', 'normal')}"
-    return str(genesis["game"])
+    """The group a match's deals are compared within: the game's name, or its name and a
+    variant (``"<game>/infinite"``), as the game's plug-in says."""
+    return get_plugin(str(genesis["game"])).deck_key(genesis["params"])
 
 
 def seat_players(genesis: dict[str, Any]) -> tuple[str, ...]:
     """The player names in seat order."""
     return tuple(seat["name"] for seat in genesis["seats"])
-
-
-def _replays_play(key: str) -> bool:
-    # the two-tower normal deck draws nothing during play but its reshuffles: skip that replay
-    return key != "arcomage/normal"
 
 
 def match_facts(bundle: Bundle, replayer: MatchReplayer | None = None) -> MatchFacts | None:
@@ -104,7 +98,7 @@ def match_facts(bundle: Bundle, replayer: MatchReplayer | None = None) -> MatchF
         server_seed=server_seed,
     )
     strength.describe_deal(facts, state)
-    if _replays_play(key):
+    if get_plugin(facts.game).replays_play(key):
         _record_picks(facts, replayer, events, deal)
     return facts
 
@@ -114,7 +108,8 @@ def _record_picks(facts: MatchFacts, replayer: MatchReplayer, events: list[dict[
     """Replay the plays with recording streams (the verifier has already checked them)."""
     game = replayer.game
     picks = facts.picks
-    if facts.game == "wyrdstone":  # its setup resolves turn 1, which may pick at random
+    plugin = get_plugin(facts.game)
+    if plugin.setup_picks:  # e.g. a setup that resolves turn 1, which may pick at random
         state = game.setup(replayer.genesis["params"],
                            RecordingStream(setup_stream(deal), "setup", picks))
     else:
@@ -132,5 +127,4 @@ def _record_picks(facts: MatchFacts, replayer: MatchReplayer, events: list[dict[
             state = game.timeout(state, rng)
         else:
             state = game.resign(state, event["seat"])
-    if facts.deck_key == "arcomage/infinite":
-        facts.draws.extend(value + 1 for purpose, _, value in picks if purpose == "draw")
+    facts.draws.extend(plugin.draws_from_picks(facts.deck_key, picks))

@@ -16,7 +16,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from .report import CORRECTION, AuditReport  # noqa: E402
 from .stats import ALPHA  # noqa: E402
-from .tally import ORDER_ITEMS, Z_BINS  # noqa: E402
+from .tally import Z_BINS, dealt_order  # noqa: E402
 
 __all__ = ["render_html"]
 
@@ -61,15 +61,16 @@ def _heat_maps(report: AuditReport) -> list[tuple[str, str]]:
         for row in table:
             expected = n * sum(row) / n / size
             cells.append([(o - expected) / math.sqrt(expected) for o in row])
-        figure, axes = plt.subplots(figsize=(7, 5.5 if order == "deck" else 2.8))
+        dealt = dealt_order(deck, order)
+        figure, axes = plt.subplots(figsize=(7, dealt.plot_height))
         image = axes.imshow(cells, aspect="auto", cmap="RdBu_r", vmin=-4, vmax=4,
                             interpolation="nearest")
         axes.set_xlabel("position in the dealt order (1 = first dealt)")
-        axes.set_ylabel("card id" if order == "deck" else "troop")
-        if order != "deck":
-            axes.set_yticks(range(len(ORDER_ITEMS[order])), ORDER_ITEMS[order])
+        axes.set_ylabel(dealt.axis_label or dealt.item_word)
+        if dealt.labelled_rows:
+            axes.set_yticks(range(len(dealt.items)), dealt.items)
         figure.colorbar(image, ax=axes, label="(seen - expected) / sqrt(expected)")
-        maps.append((f"{deck} {order}: {'card' if order == 'deck' else 'troop'} × position "
+        maps.append((f"{deck} {order}: {dealt.item_word} × position "
                      f"over {n:,} deals", _svg(figure)))
     return maps
 

@@ -19,7 +19,7 @@ class MatchFacts:
 
     match_id: str
     game: str
-    #: the group whose deals are comparable: game and deck type (``"<game>/<deck>"``)
+    #: the group whose deals are comparable: the game, and its deck type if it has several
     deck_key: str
     players: tuple[str, ...]
     first_seat: int
@@ -31,7 +31,8 @@ class MatchFacts:
     hand_z: tuple[float, ...] | None = None
     #: each seat's raw opening-hand strength (total card cost, total troop strength)
     hand_raw: tuple[int, ...] | None = None
-    #: every random pick a rule made during play (and at a game's start): (purpose, n, value)
+    #: every random pick a rule made during play (and the setup's, where the game's plug-in
+    #: asks for them: ``setup_picks``): (purpose, n, value)
     picks: list[tuple[str, int, int]] = field(default_factory=list)
-    #: an infinite deck's draws, dealt and during play (card ids)
+    #: items drawn with replacement (an infinite deck's draws), dealt and during play
     draws: list[int] = field(default_factory=list)

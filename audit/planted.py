@@ -90,7 +90,7 @@ def _unfavourable(scenario: str, facts: MatchFacts) -> bool:
     return False
 
 
-def deals(scenario: str, n: int, seed: int, *, game: str = "arcomage",
+def deals(scenario: str, n: int, seed: int, *, game: str,
           params: dict[str, Any] | None = None, strength: float = 0.0) -> Iterator[MatchFacts]:
     """``n`` matches' facts under ``scenario`` ("fair", "skewed", "seat", "player", "first",
     "seed-bits") with the bias ``strength`` (bits for skewed, q or eps for the others)."""
@@ -122,17 +122,18 @@ def deals(scenario: str, n: int, seed: int, *, game: str = "arcomage",
         yield facts
 
 
-def abandoned_matches(n: int, seed: int, q: float, *, base: float = 0.02
+def abandoned_matches(n: int, seed: int, q: float, *, game: str, base: float = 0.02
                       ) -> dict[str, tuple[int, int]]:
     """Per player, matches created and never sealed, when the server abandons with probability
     ``q`` the matches in which mallory's hand came out the weaker (and ``base`` of all matches
-    are abandoned by the players themselves, whoever they are). ``n`` sealed matches in all."""
+    are abandoned by the players themselves, whoever they are). ``n`` sealed matches in all, of
+    ``game`` (one that deals hands)."""
     source = random.Random(seed)
     counts = {name: [0, 0] for name in PLAYERS}
     sealed = 0
     while sealed < n:
         players = tuple(source.sample(PLAYERS, 2))
-        facts = facts_of_deal("arcomage", {}, source.randbytes(32), players,  # type: ignore[arg-type]
+        facts = facts_of_deal(game, {}, source.randbytes(32), players,  # type: ignore[arg-type]
                               source.randbytes(32))
         abandoned = source.random() < base or (
             _unfavourable("player", facts) and source.random() < q)

@@ -1,6 +1,6 @@
 """The audit's report: one line a test for people, JSON for programs, and the exit status.
 
-    PASS  deal-position arcomage/normal deck   chi2 = 738.6  p = 0.199  (300 deals)
+    PASS  deal-position <game>/normal deck   chi2 = 738.6  p = 0.199  (300 deals)
 """
 
 from __future__ import annotations

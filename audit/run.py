@@ -37,7 +37,8 @@ IN_FLIGHT = 3
 class Filters:
     """Which matches the audit counts. Every field left None admits everything.
 
-    ``board`` is a two-tower battlefield or a Toy Battle board, by id or name (any case);
+    ``board`` is a game's board or battlefield (its ``board`` or ``battlefield`` parameter), by
+    id or name (any case);
     ``since`` and ``until`` bound the genesis time (ms since the epoch, ``until`` exclusive);
     ``player`` is a seat's name, exactly.
 

@@ -3,7 +3,7 @@ comes last, from the family-wise significance level with Holm's correction (docs
 
 >>> results = run_tests(tally)  # doctest: +SKIP
 >>> [(r.name, r.verdict) for r in results][:1]
-[('deal-position arcomage/normal deck', 'PASS')]
+[('deal-position <game>/normal deck', 'PASS')]
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from scipy import stats
 
 from fairdeal.games import get_game
 
-from .tally import ORDER_ITEMS, Tally
+from .tally import Tally, dealt_order
 
 __all__ = ["ALPHA", "MIN_EXPECTED", "MIN_PLAYER_MATCHES", "TestResult", "holm", "run_tests"]
 
@@ -26,10 +26,6 @@ ALPHA = 0.01
 MIN_EXPECTED = 5.0
 #: a player is tested once they have this many matches
 MIN_PLAYER_MATCHES = 20
-#: the two-tower deck's positions, binned for the card × position test: A's six cards, B's six,
-#: then the draw pile in six bins of fifteen
-ARCOMAGE_BINS: tuple[tuple[int, int], ...] = (
-    (0, 6), (6, 12), *((12 + 15 * i, 27 + 15 * i) for i in range(6)))
 
 
 @dataclass(frozen=True)
@@ -85,10 +81,10 @@ def _deal_positions(tally: Tally) -> Iterator[TestResult]:
     for key, table in sorted(tally.positions.items()):
         deck, order = key.split(":")
         n = sum(row[0] for row in table)  # every deal puts one item at position 1
-        title = (f"card by deal position ({deck} {order})" if order == "deck"
-                 else f"troop by deal position ({deck} {order}: set-aside, opening, reserve)")
+        dealt = dealt_order(deck, order)  # the game says how its positions are binned
+        title = dealt.title.format(deck=deck, order=order)
         name = f"deal-position {deck} {order}"
-        bins = ARCOMAGE_BINS if order == "deck" else tuple((p, p + 1) for p in range(len(table[0])))
+        bins = dealt.bins or tuple((p, p + 1) for p in range(len(table[0])))
         size = len(table[0])
         observed, expected = [], []
         for row in table:
@@ -105,8 +101,7 @@ def _deal_positions(tally: Tally) -> Iterator[TestResult]:
         worst = max(range(len(cells)), key=lambda i: abs(cells[i]))
         item, where = divmod(worst, len(bins))
         start, end = bins[where]
-        label = ORDER_ITEMS[order][item]
-        what = f"card {label}" if order == "deck" else f"troop {label}"
+        what = f"{dealt.item_word} {dealt.items[item]}"
         span = f"position {start + 1}" if end == start + 1 else f"positions {start + 1}-{end}"
         detail = (f"largest deviation: {what} at {span} "
                   f"({observed[worst]:g} seen, {expected[worst]:.1f} expected)")

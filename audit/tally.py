@@ -10,26 +10,39 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import permutations
 from typing import Any
 
-from fairdeal.games.arcomage.cards import CARDS
-from fairdeal.games.toybattle.troops import TROOP_IDS
+from fairdeal.games import DealtOrder, GamePlugin, get_plugin
 
 from .facts import MatchFacts
 
-__all__ = ["ORDER_ITEMS", "TRIPLE_ORDERS", "Z_BINS", "PlayerTally", "Tally", "z_bin"]
+__all__ = ["TRIPLE_ORDERS", "Z_BINS", "PlayerTally", "Tally", "dealt_order", "plugin_of",
+           "z_bin"]
 
-#: the items of each dealt order, in table order (a position table has a row per item)
-ORDER_ITEMS: dict[str, tuple[Any, ...]] = {
-    "deck": tuple(card.id for card in CARDS),
-    "blue": tuple(TROOP_IDS),
-    "red": tuple(TROOP_IDS),
-}
-_ITEM_INDEX = {name: {item: i for i, item in enumerate(items)}
-               for name, items in ORDER_ITEMS.items()}
-#: the permutation test follows the relative order of each order's first three items
-TRIPLE_ITEMS = {name: items[:3] for name, items in ORDER_ITEMS.items()}
+
+def plugin_of(deck_key: str) -> GamePlugin:
+    """The game whose deals a deck key groups (``"<game>"`` or ``"<game>/<variant>"``)."""
+    return get_plugin(deck_key.split("/")[0])
+
+
+def dealt_order(deck_key: str, order: str) -> DealtOrder:
+    """The dealt order ``order`` of the game behind ``deck_key``: its items in table order (a
+    position table has a row per item), their word and the test's title."""
+    return plugin_of(deck_key).dealt_orders[order]
+
+
+@cache
+def _item_index(deck_key: str, order: str) -> dict[Any, int]:
+    return {item: i for i, item in enumerate(dealt_order(deck_key, order).items)}
+
+
+@cache
+def _draw_index(deck_key: str) -> dict[Any, int]:
+    return {item: i for i, item in enumerate(plugin_of(deck_key).draw_items)}
+
+
 TRIPLE_ORDERS: tuple[tuple[int, ...], ...] = tuple(permutations(range(3)))
 _TRIPLE_INDEX = {order: i for i, order in enumerate(TRIPLE_ORDERS)}
 #: hand-strength z-scores are kept as a histogram of 32 bins of 0.25 from -4 to 4
@@ -142,11 +155,12 @@ class Tally:
         seats = len(facts.players)
         self.first.setdefault(facts.game, [0] * seats)[facts.first_seat] += 1
         for name, order in facts.orders.items():
-            self._add_order(f"{facts.deck_key}:{name}", name, order)
+            self._add_order(facts.deck_key, name, order)
         if facts.draws:
-            drawn = self.draws.setdefault(facts.deck_key, [0] * len(ORDER_ITEMS["deck"]))
-            for card in facts.draws:
-                drawn[card - 1] += 1
+            index = _draw_index(facts.deck_key)
+            drawn = self.draws.setdefault(facts.deck_key, [0] * len(index))
+            for item in facts.draws:
+                drawn[index[item]] += 1
         for purpose, n, value in facts.picks:
             key = f"{facts.game}:{purpose}:{n}"
             counts = self.picks.get(key)
@@ -182,16 +196,18 @@ class Tally:
         self.seeds[1] += seed.bit_count()
         self.seeds[2] += ((seed ^ (seed >> 1)) & _LOW_255).bit_count()
 
-    def _add_order(self, key: str, name: str, order: list[Any]) -> None:
-        index = _ITEM_INDEX[name]
+    def _add_order(self, deck_key: str, name: str, order: list[Any]) -> None:
+        key = f"{deck_key}:{name}"
+        index = _item_index(deck_key, name)
         table = self.positions.get(key)
         if table is None:
-            table = self.positions[key] = [[0] * len(order) for _ in ORDER_ITEMS[name]]
+            table = self.positions[key] = [[0] * len(order) for _ in index]
         # one pass over the whole dealt order per match (102 cards): the rows looked up in bulk
         for position, row in enumerate(map(index.__getitem__, order)):
             table[row][position] += 1
         firsts: dict[Any, int] = {}
-        wanted = TRIPLE_ITEMS[name]
+        # the permutation test follows the relative order of each order's first three items
+        wanted = dealt_order(deck_key, name).items[:3]
         for position, item in enumerate(order):
             if item in wanted and item not in firsts:
                 firsts[item] = position

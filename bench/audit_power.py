@@ -50,9 +50,10 @@ def one_audit(job: tuple[int, int, int]) -> tuple[int, int, bool]:
     name, _, deck = game.partition("/")
     params = {"deck": deck} if deck else {}
     if scenario == "abandon":
-        for facts in deals("player", n, seed=seed):
+        for facts in deals("player", n, seed=seed, game="arcomage"):
             tally.add(facts, 0)
-        for player, (created, unsealed) in abandoned_matches(n, seed, strength).items():
+        abandoned = abandoned_matches(n, seed, strength, game="arcomage")
+        for player, (created, unsealed) in abandoned.items():
             tally.count_unsealed(player, created, unsealed)
     else:
         for facts in deals(scenario, n, seed=seed, game=name, params=params, strength=strength):

@@ -56,7 +56,7 @@ def _date_ms(text: str | None, option: str) -> int | None:
 @click.argument("sources", nargs=-1, type=click.Path(exists=True))
 @click.option("--game", help="Only this game's matches.")
 @click.option("--board", "--battlefield", "board",
-              help="Only this battlefield (two-tower duel) or board (Toy Battle), by id or name.")
+              help="Only this board or battlefield (a game's board parameter), by id or name.")
 @click.option("--deck", type=click.Choice(["normal", "infinite"]), help="Only this deck type.")
 @click.option("--since", help="Only matches created on or after this date (UTC).")
 @click.option("--until", help="Only matches created before this date (UTC).")

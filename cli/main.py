@@ -13,7 +13,17 @@ from typing import Any
 
 import click
 
-from fairdeal.games import GAME_NAMES, RulesError, get_bots, get_game, get_rules
+from fairdeal.games import (
+    RulesError,
+    SimulateOption,
+    broken_plugins,
+    game_names,
+    get_bots,
+    get_game,
+    get_plugin,
+    get_rules,
+    plugins,
+)
 from fairdeal.verifier.bundle import MAX_BUNDLE_BYTES, Bundle, InvalidBundle
 from fairdeal.verifier.inputs import InvalidInput, resolve_inputs
 from fairdeal.verifier.keys import InvalidKey, parse_public_key
@@ -57,16 +67,26 @@ def cli(ctx: click.Context, data_dir: str, database_url: str | None) -> None:
 
 
 def _game_choice() -> click.Choice:
-    return click.Choice(GAME_NAMES, case_sensitive=False)
+    return click.Choice(game_names(), case_sensitive=False)
+
+
+def _warn_broken() -> None:
+    """Name, on stderr, every game plug-in that failed to load (each was skipped)."""
+    for broken in broken_plugins():
+        click.echo(f"warning: {broken.words()}", err=True)
 
 
 @cli.command()
-@click.argument("game", type=_game_choice())
+@click.argument("game", type=_game_choice(), required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the rules data as JSON.")
 @click.option("--rules-version", default=None, metavar="VERSION",
               help="An older rules version a recorded match may name (default: the newest).")
-def rules(game: str, as_json: bool, rules_version: str | None) -> None:
-    """Show a game's cards, troops and boards (GAME: one of the registered games)."""
+def rules(game: str | None, as_json: bool, rules_version: str | None) -> None:
+    """Show a game's cards, troops and boards (GAME: one of the registered games); without
+    GAME, list the registered games (every plug-in of the fairdeal.games entry points)."""
+    if game is None:
+        _list_games(as_json)
+        return
     try:
         rules_game = (get_game(game.lower()) if rules_version is None
                       else get_rules(game.lower(), rules_version))
@@ -82,6 +102,20 @@ def rules(game: str, as_json: bool, rules_version: str | None) -> None:
         if isinstance(records, list) and records and isinstance(records[0], dict):
             click.echo(f"\n{section.replace('_', ' ').capitalize()} ({len(records)})")
             print_records(records)
+
+
+def _list_games(as_json: bool) -> None:
+    """Every game that loaded: its name, title and rules versions; a broken plug-in is named
+    on stderr and skipped."""
+    _warn_broken()
+    found = [{"game": plugin.name, "title": plugin.title,
+              "rules_versions": list(plugin.versions)} for plugin in plugins()]
+    if as_json:
+        click.echo(json.dumps(found, ensure_ascii=False, indent=2))
+        return
+    for entry in found:
+        versions = ", ".join(entry["rules_versions"])
+        click.echo(f"{entry['game']:<12} {entry['title']} (rules {versions})")
 
 
 def _parse_params(game_name: str, pairs: tuple[str, ...], named: dict[str, str | None]) -> Any:
@@ -110,12 +144,56 @@ def _parse_params(game_name: str, pairs: tuple[str, ...], named: dict[str, str |
         raise click.BadParameter(str(e), param_hint="game parameters") from None
 
 
+#: simulate's own options: a game's parameter option of the same name is not offered
+_SIMULATE_OWN = frozenset({"param", "bots", "seed", "turn-limit", "signed", "out", "help"})
+
+
+def _simulate_options() -> list[SimulateOption]:
+    """The parameter options every game's plug-in offers ``simulate``, each name once, in
+    the order of the games."""
+    seen: dict[str, SimulateOption] = {}
+    for plugin in plugins():
+        for option in plugin.simulate_options:
+            if option.name not in _SIMULATE_OWN:
+                seen.setdefault(option.name, option)
+    return list(seen.values())
+
+
+def _game_options(command: Any) -> Any:
+    """Add the games' parameter options (``--board`` ...) to ``simulate``."""
+    for option in reversed(_simulate_options()):  # click lists the last one added first
+        kind = click.Choice(option.choices) if option.choices else None
+        command = click.option(f"--{option.name}", f"game_{option.name.replace('-', '_')}",
+                               type=kind, help=option.help)(command)
+    return command
+
+
+def _turn_limit_help() -> str:
+    notes = "; ".join(plugin.turn_limit_note for plugin in plugins() if plugin.turn_limit_note)
+    fixed = f" (a game may fix it: {notes})" if notes else ""
+    return f"Seconds per action before the server writes a timeout{fixed}."
+
+
+def _named_params(game: str, given: dict[str, str | None]) -> dict[str, str | None]:
+    """The chosen game's parameters from its options; a usage error for an option given that
+    is another game's (naming whose it is)."""
+    offered = {option.name for option in get_plugin(game).simulate_options}
+    for plugin in plugins():
+        names = [option.name for option in plugin.simulate_options
+                 if option.name not in offered and option.name not in _SIMULATE_OWN]
+        if not any(given.get(name) for name in names):
+            continue
+        flags = " and ".join(f"--{name}" for name in names)
+        verb = "is" if len(names) == 1 else "are"
+        for_whom = plugin.simulate_options[0].for_whom
+        raise click.BadParameter(f"{flags} {verb} for {for_whom}",
+                                 param_hint=flags if len(names) == 1 else None)
+    return {name: given.get(name) for name in offered}
+
+
 @cli.command()
 @click.argument("game", type=_game_choice())
-@click.option("--battlefield", help="Two-tower duel: the battlefield (default: the first).")
-@click.option("--deck", type=click.Choice(["normal", "infinite"]),
-              help="Two-tower duel: the deck type (default: normal).")
-@click.option("--board", help="Toy Battle: the board (default: the first).")
+@_game_options
 @click.option("--param", "extra", multiple=True, metavar="KEY=VALUE",
               help="Any other game parameter; KEY may be dotted and VALUE JSON "
                    "(--param A.school=water --param training=true).")
@@ -126,26 +204,21 @@ def _parse_params(game_name: str, pairs: tuple[str, ...], named: dict[str, str |
 @click.option("--seed", default=None,
               help="Make the run byte-for-byte reproducible (seeds, clock, keys).")
 @click.option("--turn-limit", type=bounded_int(1, 86_400), default=60, show_default=True,
-              help="Seconds per action before the server writes a timeout (a game may fix "
-                   "it: Wyrdstone takes 60 s for the whole turn).")
+              help=_turn_limit_help())
 @click.option("--signed", is_flag=True, help="Seats register keys and sign their moves.")
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Folder for the bundles, one <match id>.json each.")
 @click.pass_obj
-def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
-             board: str | None, extra: tuple[str, ...], bots: str, count: int,
-             seed: str | None, turn_limit: int, signed: bool, out: str) -> None:
+def simulate(obj: Context, game: str, extra: tuple[str, ...], bots: str, count: int,
+             seed: str | None, turn_limit: int, signed: bool, out: str,
+             **game_options: str | None) -> None:
     """Play bot matches and write one sealed bundle per match."""
     from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
 
     game = game.lower()
-    named = {"battlefield": battlefield, "deck": deck} if game == "arcomage" else {}
-    if game == "toybattle":
-        named = {"board": board}
-    elif board is not None:
-        raise click.BadParameter("--board is for Toy Battle", param_hint="--board")
-    if game != "arcomage" and (battlefield or deck):
-        raise click.BadParameter("--battlefield and --deck are for the two-tower duel")
+    given = {name.removeprefix("game_").replace("_", "-"): value
+             for name, value in game_options.items()}
+    named = _named_params(game, given)
     params = _parse_params(game, extra, named)
     names = tuple(name.strip() for name in bots.split(","))
     known = get_bots(game)
@@ -153,7 +226,7 @@ def simulate(obj: Context, game: str, battlefield: str | None, deck: str | None,
         raise click.BadParameter(f"expected two of {', '.join(known)} separated by a comma, "
                                  f"got {bots!r}", param_hint="--bots")
     server_key = None if seed is not None else server_key_of(obj.data_dir)
-    try:  # a game may fix the limit (wyrdstone/2: 60 s for the whole turn)
+    try:  # a game may fix the limit (e.g. 60 s for the whole turn)
         get_game(game).turn_timer(params, turn_limit * 1000)
     except RulesError as e:
         raise click.BadParameter(str(e), param_hint="--turn-limit") from None

@@ -112,8 +112,8 @@ def outcome_words(game_name: str, result: Mapping[str, Any] | None,
     """A match's result as ``verify`` says it, for every command: ``seat A (alice) won
     (tower-destroyed)``, ``draw (turn-limit)``, or ``-`` while the match is in play.
 
-    >>> outcome_words("toybattle", {"winner": 1, "reason": "medals"}, ["ann", "bo"])
-    'seat red (bo) won (medals)'
+    >>> outcome_words("no-such-game", {"winner": 1, "reason": "medals"}, ["ann", "bo"])
+    'seat 1 (bo) won (medals)'
     """
     if not result:
         return "-"

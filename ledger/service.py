@@ -121,7 +121,7 @@ class Ledger(ReadSide):
             normal = rules.normalize_params(params)
         except RulesError as e:
             raise BadRequest(str(e), code="invalid-params") from None
-        try:  # a game may fix the limit itself (wyrdstone/2: 60 s for the whole turn)
+        try:  # a game may fix the limit itself (e.g. 60 s for the whole turn)
             rules.turn_timer(normal, turn_limit_ms)
         except RulesError as e:
             raise BadRequest(str(e), code="invalid-turn-limit") from None

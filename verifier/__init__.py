@@ -7,8 +7,8 @@ not, in words a tournament organiser can read. Bad input never raises: it fails 
 >>> from fairdeal.verifier import verify_bytes
 >>> bundles = Path("fixtures/bundles")
 >>> server_key = (bundles / "server-key.txt").read_text().strip()
->>> report = verify_bytes((bundles / "honest/arcomage-azure-valley-infinite.json").read_bytes(),
-...                       trusted_key=server_key)
+>>> honest = sorted((bundles / "honest").glob("*.json"))[0]  # any honest match of any game
+>>> report = verify_bytes(honest.read_bytes(), trusted_key=server_key)
 >>> report.ok
 True
 >>> [check.name for check in report.checks][:3]

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from fairdeal.games import RulesError, get_plugin
+
 from .bundle import Bundle, InvalidBundle
 from .errors import FairdealError
 from .keys import InvalidKey, key_id
@@ -70,23 +72,21 @@ def _rule(game: Any, before: Any, event: Mapping[str, Any] | None, seat_name: st
             words = str(game.describe_action(before, action))
         except (ValueError, KeyError, AssertionError) as e:
             return f"the recorded move {event['action']!r} is not a move of this game here ({e})"
-        return words + _troop_text(game, action)
+        return words + _quote(game, action)
     if kind == "timeout":
         return (f"{seat_name} let the turn's time run out; the server wrote a timeout and the "
                 "rules' timeout applied (docs/rules: what a timeout does in this game)")
     return f"{seat_name} resigned: the other seat wins"
 
 
-def _troop_text(game: Any, action: Any) -> str:
-    """Toy Battle's description names the troop; the dispute also quotes its effect text (the
-    other games' descriptions quote their card's or scroll's text already)."""
-    troop = getattr(action, "troop", None)
-    if game.name != "toybattle" or not isinstance(troop, str):
+def _quote(game: Any, action: Any) -> str:
+    """The rule or card text the game's plug-in adds to a move's description (most games'
+    descriptions quote their card's text already: they add nothing)."""
+    try:
+        plugin = get_plugin(game.name)
+    except RulesError:  # a game replayed without its plug-in registered: nothing to add
         return ""
-    from fairdeal.games.toybattle.troops import TROOP_BY_ID
-
-    kind = TROOP_BY_ID.get(troop)
-    return f" — {kind.name}: {kind.effect}" if kind is not None else ""
+    return plugin.quote(action)
 
 
 def _check_status(report: Report, name: str) -> str:

@@ -8,10 +8,12 @@ is used by fixtures/build.py, fixtures/hostile/make.py, fuzzing/mutate.py and th
 forges the same way. Nothing in the verifier calls it: it builds inputs, it checks nothing.
 
 >>> import hashlib, json
+>>> from pathlib import Path
 >>> from fairdeal.verifier import verify_bytes
 >>> from fairdeal.verifier.keys import SigningKey
 >>> key = SigningKey.from_seed(hashlib.sha256(b"fairdeal fixtures\x00server key").digest())
->>> bundle = json.load(open("fixtures/bundles/honest/arcomage-azure-valley-infinite.json"))
+>>> honest = sorted(Path("fixtures/bundles/honest").glob("*.json"))[0]  # any game's
+>>> bundle = json.loads(honest.read_bytes())
 >>> del bundle["events"][8]          # a play dropped: the chain breaks there
 >>> verify_bytes(json.dumps(bundle)).failure.check
 'chain'

@@ -72,7 +72,7 @@ def load_game(genesis: Mapping[str, Any]) -> Game:
 
 def turn_timer(game: Game, genesis: Mapping[str, Any]) -> TurnTimer:
     """The deadline the rules set for the match: the header's ``turn_limit_ms`` per action, or
-    the rules' own (a whole turn's, under wyrdstone/2); VerificationError if they refuse it."""
+    the rules' own (a whole turn's, where a game fixes it); VerificationError if they refuse it."""
     try:
         return game.turn_timer(genesis["params"], genesis["turn_limit_ms"])
     except RulesError as e:

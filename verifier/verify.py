@@ -1,6 +1,6 @@
 """Verify a sealed match bundle: numbered steps that mirror docs/SPEC.md, section "Verify".
 
->>> report = verify_bytes(open("fixtures/bundles/arcomage-….json", "rb").read())  # doctest: +SKIP
+>>> report = verify_bytes(open("fixtures/bundles/honest/….json", "rb").read())  # doctest: +SKIP
 >>> report.ok
 True
 """

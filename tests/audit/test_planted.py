@@ -25,7 +25,7 @@ def _verdicts(tally: Tally) -> dict[str, str]:
 
 def _tally(scenario: str, strength: float, n: int = 1500) -> Tally:
     tally = Tally()
-    for facts in deals(scenario, n, seed=11, strength=strength):
+    for facts in deals(scenario, n, seed=11, game="arcomage", strength=strength):
         tally.add(facts, 0)
     return tally
 
@@ -132,12 +132,14 @@ def test_a_server_that_abandons_a_players_weak_deals_fails_the_unsealed_test() -
     from fairdeal.audit.planted import abandoned_matches
 
     tally = _tally("player", 0.0, n=600)
-    for name, (created, unsealed) in abandoned_matches(600, seed=12, q=1.0).items():
+    abandoned = abandoned_matches(600, seed=12, q=1.0, game="arcomage")
+    for name, (created, unsealed) in abandoned.items():
         tally.count_unsealed(name, created, unsealed)
     unsealed = {r.name: r for r in run_tests(tally)}["unsealed"]
     assert unsealed.verdict == "FAIL" and "highest: mallory" in unsealed.detail
     honest = _tally("player", 0.0, n=600)
-    for name, (created, unsealed_count) in abandoned_matches(600, seed=12, q=0.0).items():
+    kept = abandoned_matches(600, seed=12, q=0.0, game="arcomage")
+    for name, (created, unsealed_count) in kept.items():
         honest.count_unsealed(name, created, unsealed_count)
     assert {r.name: r.verdict for r in run_tests(honest)}["unsealed"] == "PASS"
 

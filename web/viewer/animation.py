@@ -4,7 +4,7 @@ rasterised with resvg; sized for a chat message.
 Each frame is the step's drawing (from a seat's view, or the spectator's with everything
 revealed, as the match page shows it) over a strip naming the step and what happened. Frames
 are 480 px wide — what chat apps show inline without a click — and share one palette, so
-Pillow stores only what changed from the frame before: a two-tower duel costs about 8 kB a
+Pillow stores only what changed from the frame before: a card duel costs about 8 kB a
 step, a 300-step match about 2.5 MB (docs/browser.md has the measured figures).
 """
 

@@ -23,7 +23,7 @@ from fairdeal.verifier.verify import chain_hashes, verify_bytes
 
 __all__ = ["LoadedMatch", "MatchCache", "StepInfo", "load_bundle", "load_live"]
 
-#: drawings kept per match (a two-tower duel's SVG is ~10 kB; the LRU holds 64 matches)
+#: drawings kept per match (a card duel's SVG is ~10 kB; the LRU holds 64 matches)
 SVG_CACHE_SIZE = 128
 
 

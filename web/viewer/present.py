@@ -2,8 +2,8 @@
 
 >>> duration_words(75_000)
 '1:15'
->>> badges("arcomage", {"deck": "infinite", "battlefield": "Harmonia"}, 60_000)[0]
-{'label': 'Harmonia', 'kind': 'board'}
+>>> badges("any-game", {"deck": "infinite", "battlefield": "Meadow"}, 60_000)[0]
+{'label': 'Meadow', 'kind': 'board'}
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from fairdeal.games import RulesError, get_plugin, plugins
 from fairdeal.ledger.simulate import SIMULATED_SEAT_SUFFIX
 
 from .matches import LoadedMatch
@@ -28,8 +29,6 @@ __all__ = [
     "state_tables",
 ]
 
-GAME_TITLES = {"arcomage": "Two-tower duel", "toybattle": "Toy Battle",
-               "wyrdstone": "Wyrdstone mage duel"}
 DEFAULT_SEAT_NAMES = ("A", "B", "C", "D", "E", "F", "G", "H")
 
 
@@ -56,10 +55,14 @@ def date_words(ms: int | None) -> str:
 
 
 def game_title(game_name: str | None, game: Any = None) -> str:
-    """The game's human title, from the rules package when it is loaded."""
+    """The game's human title, from the rules package when it is loaded, else from its
+    registered plug-in (a game no plug-in registers is shown by its name)."""
     if game is not None and getattr(game, "title", None):
         return str(game.title)
-    return GAME_TITLES.get(game_name or "", game_name or "unknown game")
+    try:
+        return get_plugin(game_name or "").title
+    except RulesError:
+        return game_name or "unknown game"
 
 
 def is_simulated(seat_names: Sequence[str]) -> bool:
@@ -106,28 +109,34 @@ def badges(game_name: str | None, params: Mapping[str, Any] | None,
     return out
 
 
-#: how each way a match can end is said to players: {winner} and {loser} are seat labels
-#: (a draw has neither). A reason missing here is shown as its code, dashes as spaces.
-REASON_WORDS = {
-    "tower-built": "{winner} built the tower to the victory height",
-    "resource": "{winner} gathered the victory amount of a resource",
-    "tower-destroyed": "{winner} destroyed {loser}'s tower",
+#: how a match can end in any game, said to players: {winner} and {loser} are seat labels (a
+#: draw has neither). Each game adds its own ways (its plug-in's ``reason_words`` and
+#: ``draw_words``); a reason missing everywhere is shown as its code, dashes as spaces.
+_COMMON_REASONS = {
     "timeouts": "{loser} let too many turns in a row run out",
     "timeout": "{loser} ran out of time",
     "resigned": "{loser} resigned",
     "simultaneous": "both sides met a winning or losing condition at the same moment",
-    "medals": "{winner} took the medals needed to win",
-    "hq-captured": "{winner} took {loser}'s headquarters",
-    "turn-limit": "the turn limit came; {winner} had more medals",
-    "stalemate": "a side could not move, so the medals decided",
-    "health": "{winner} brought {loser}'s mage down",
-    "wrath": "{loser}'s mage fell to the Wrath of the Gods",
-    "turn-70": "both mages were still standing at turn 70",
 }
-DRAW_WORDS = {
-    "turn-limit": "the turn limit came with the medals level",
+_COMMON_DRAWS = {
     "simultaneous": "both sides won or fell at the same moment",
 }
+#: every game's words and the common ones (for a match whose game is not loaded)
+REASON_WORDS = {**{reason: words for plugin in plugins()
+                   for reason, words in plugin.reason_words.items()}, **_COMMON_REASONS}
+DRAW_WORDS = {**{reason: words for plugin in plugins()
+                 for reason, words in plugin.draw_words.items()}, **_COMMON_DRAWS}
+
+
+def _words(game: Any, reason: str, draw: bool) -> str | None:
+    """The sentence for ``reason``: the game's own first, then the common ones."""
+    try:
+        plugin = get_plugin(str(getattr(game, "name", "")))
+    except RulesError:
+        return (DRAW_WORDS if draw else REASON_WORDS).get(reason)
+    own = plugin.draw_words if draw else plugin.reason_words
+    common = _COMMON_DRAWS if draw else _COMMON_REASONS
+    return own.get(reason) or common.get(reason)
 
 
 def result_words(result: Mapping[str, Any] | None, seats: Sequence[Any], game: Any = None) -> str:
@@ -139,12 +148,12 @@ def result_words(result: Mapping[str, Any] | None, seats: Sequence[Any], game: A
     reason = str(result.get("reason", ""))
     winner = result.get("winner")
     if winner is None:
-        words = DRAW_WORDS.get(reason, reason.replace("-", " "))
+        words = _words(game, reason, draw=True) or reason.replace("-", " ")
         return f"draw: {words}" if words else "draw"
     label = seat_label(game, seat_dicts, winner)
     names = seat_names(game, len(seat_dicts))
     valid = isinstance(winner, int) and 0 <= winner < len(seat_dicts) == 2
-    template = REASON_WORDS.get(reason)
+    template = _words(game, reason, draw=False)
     if template is None or not valid:
         return f"{label} won: {reason.replace('-', ' ')}" if reason else f"{label} won"
     return f"{label} won: " + template.format(winner=names[winner], loser=names[1 - winner])

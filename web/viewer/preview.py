@@ -19,7 +19,7 @@ __all__ = ["PREVIEW_WIDTH", "PreviewError", "preview_png"]
 #: recommended width), keeping the drawing's own shape
 PREVIEW_WIDTH = 1200
 _VIEWBOX = re.compile(r'<svg[^>]*\bviewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"')
-#: PNGs kept (a two-tower duel's is ~100 kB, so this bounds the cache near 25 MB)
+#: PNGs kept (a two-seat card duel's is ~100 kB, so this bounds the cache near 25 MB)
 PREVIEW_CACHE_SIZE = 256
 _BACKGROUND = "#ffffff"
 
@@ -29,7 +29,7 @@ class PreviewError(ValueError):
 
 
 def render_png(svg: str, longest: int = PREVIEW_WIDTH) -> bytes:
-    """``svg`` as PNG bytes, ``longest`` pixels on its longer side (a tall Toy Battle board
+    """``svg`` as PNG bytes, ``longest`` pixels on its longer side (a tall board
     is not blown up to 1200 pixels wide: rendering time grows with the pixels)."""
     import resvg_py
 
