@@ -12,8 +12,9 @@ from typing import Any
 
 import click
 
+from .common import checked_key, open_ledger
 from .files import write_file
-from .main import Context, checked_key, cli
+from .group import Context, cli
 from .options import bounded_int
 
 __all__ = ["audit"]
@@ -105,9 +106,7 @@ def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str |
     pinned = tuple(dict.fromkeys(str(checked_key(key, "--trusted-key")) for key in trusted_keys))
     ledger = None
     if not sources:
-        from .service import _ledger
-
-        ledger = _ledger(obj)
+        ledger = open_ledger(obj)
     own = ledger.server_key.public_text if ledger is not None else None
     signers = frozenset(pinned) | ({own} if own else set())
     filters = Filters(game=game.lower() if game else None, board=board, deck=deck,

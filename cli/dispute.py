@@ -14,7 +14,7 @@ from fairdeal.verifier.dispute_html import dispute_html
 from fairdeal.verifier.verify import UnknownSeat
 
 from .files import write_file
-from .main import cli
+from .group import cli
 from .options import bounded_int
 
 __all__ = ["dispute"]

@@ -7,11 +7,23 @@ from pathlib import Path
 
 import click
 
-__all__ = ["make_folder", "write_file"]
+from fairdeal.verifier.bundle import MAX_BUNDLE_BYTES
+
+__all__ = ["make_folder", "read_file", "write_file"]
 
 
 def _reason(error: OSError) -> str:
     return error.strerror or str(error)
+
+
+def read_file(path: str) -> bytes:
+    """A file's bytes; past MAX_BUNDLE_BYTES only one byte more is read (the verifier then
+    refuses it by its size, naming the limit), so a huge file cannot fill the memory."""
+    try:
+        with Path(path).open("rb") as stream:
+            return stream.read(MAX_BUNDLE_BYTES + 1)
+    except OSError as e:
+        raise click.FileError(path, hint=e.strerror or str(e)) from None
 
 
 def write_file(path: str | Path, data: bytes | str) -> None:

@@ -15,8 +15,8 @@ from fairdeal.web.viewer.animation import (
 )
 from fairdeal.web.viewer.matches import load_bundle
 
-from .files import write_file
-from .main import _read, cli
+from .files import read_file, write_file
+from .group import cli
 
 
 @cli.command()
@@ -35,7 +35,7 @@ def gif(bundle: Path, steps: str | None, seat: str | None, output: Path) -> None
 
     The match is verified first: a replay of a file that does not verify proves nothing, so
     none is drawn."""
-    match = load_bundle(_read(str(bundle)))
+    match = load_bundle(read_file(str(bundle)))
     if not match.report.ok:
         raise click.ClickException(f"{bundle} does not verify, so no replay is drawn: "
                                    f"{match.report.failure}")

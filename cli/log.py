@@ -22,12 +22,11 @@ from urllib.parse import quote
 import click
 
 from fairdeal.ledger.client import ApiClient, ApiError
-from fairdeal.verifier.bundle import Bundle, InvalidBundle, parse_json
+from fairdeal.verifier.bundle import Bundle, InvalidBundle
 from fairdeal.verifier.checkpoint import (
     Checkpoint,
     CheckpointError,
     WitnessError,
-    WitnessPolicy,
 )
 from fairdeal.verifier.keys import InvalidKey, SigningKey, parse_public_key, public_key_text
 from fairdeal.verifier.logcheck import LogForked, check_growth
@@ -47,7 +46,8 @@ from fairdeal.verifier.note import (
 from fairdeal.verifier.report import VerificationError
 from fairdeal.verifier.verify import chain_hashes, verify_bytes
 
-from .main import cli
+from .common import witness_policy
+from .group import cli
 
 
 @cli.group(name="log")
@@ -108,24 +108,6 @@ def _read_state(path: Path) -> dict[str, Any]:
     except (CheckpointError, NoteError) as e:
         raise click.ClickException(f"{path} is not a fairdeal log state file: {e}") from None
     return state
-
-
-def trusted_checkpoint(data: bytes) -> str:
-    """The checkpoint in a file `verify --checkpoint` was given: the checkpoint's text, or a
-    monitor's or witness's state file (its last checkpoint seen)."""
-    text = data.decode("utf-8", "replace")
-    if text.lstrip().startswith("{"):
-        try:  # the bundles' parser: depth-limited, so a deeply nested file is no RecursionError
-            state = parse_json(data)
-        except InvalidBundle as e:
-            raise click.BadParameter(f"the file is neither a checkpoint nor a log state file "
-                                     f"({str(e).removesuffix(' to be a bundle')})",
-                                     param_hint="--checkpoint") from None
-        if not isinstance(state, dict) or not isinstance(state.get("checkpoint"), str):
-            raise click.BadParameter("a log state file holds the last checkpoint seen under "
-                                     "'checkpoint'", param_hint="--checkpoint")
-        return str(state["checkpoint"])
-    return text
 
 
 def _write_state(path: Path, state: dict[str, Any]) -> None:
@@ -346,30 +328,6 @@ def _deep_check(client: ApiClient, key: VerifierKey, checkpoint: Checkpoint,
         return [f"ALARM: {where}: the server's bundle of this match does not verify "
                 f"({report.failure})"]
     return []
-
-
-def witness_policy(texts: tuple[str, ...], quorum: int | None) -> WitnessPolicy | None:
-    """The policy of ``--witness VKEY`` (repeatable) and ``--witnesses N`` (default 1): None
-    when no witness is named; a usage error (exit 2) for a key or number that is wrong."""
-    if not texts:
-        if quorum is not None:
-            raise click.BadParameter("--witnesses N needs the witnesses' keys (--witness VKEY)",
-                                     param_hint="--witnesses")
-        return None
-    keys = []
-    for text in texts:
-        try:
-            key = VerifierKey.parse(text)
-        except NoteError as e:
-            raise click.BadParameter(str(e), param_hint="--witness") from None
-        if key.kind != COSIGNATURE:
-            raise click.BadParameter(f"{text!r} is not a cosignature (type 4) key",
-                                     param_hint="--witness")
-        keys.append(key)
-    try:
-        return WitnessPolicy(tuple(keys), 1 if quorum is None else quorum)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--witness/--witnesses") from None
 
 
 #: the options `verify` and `log monitor` share: who must have cosigned a checkpoint

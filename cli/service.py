@@ -14,23 +14,11 @@ import click
 
 from fairdeal.games import get_game
 
+from .common import checked_key, game_choice, open_ledger, server_key_of
 from .files import make_folder, write_file
-from .main import Context, _game_choice, checked_key, cli, server_key_of
+from .group import Context, cli
 from .options import bounded_float, bounded_int
 from .output import outcome_words
-
-
-def _ledger(obj: Context) -> Any:
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from fairdeal.ledger.service import Ledger
-
-    try:
-        return Ledger.open(obj.data_dir, obj.database_url)
-    except (SQLAlchemyError, ValueError, OSError) as e:
-        where = obj.database_url or str(obj.data_dir)
-        raise click.ClickException(f"cannot open the ledger at {where}: "
-                                   f"{type(e).__name__}: {str(e).splitlines()[0]}") from None
 
 
 @cli.command()
@@ -54,7 +42,7 @@ def serve(obj: Context, host: str, port: int, debug: bool, quiet: bool) -> None:
     """
     from fairdeal.web.app import create_app
 
-    app = create_app({"FAIRDEAL_LEDGER": _ledger(obj)})
+    app = create_app({"FAIRDEAL_LEDGER": open_ledger(obj)})
     if quiet:
         # werkzeug logs each request at INFO and failures at WARNING or above
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
@@ -63,14 +51,14 @@ def serve(obj: Context, host: str, port: int, debug: bool, quiet: bool) -> None:
 
 
 @cli.command()
-@click.option("--game", type=_game_choice(), default=None, help="Only this game's matches.")
+@click.option("--game", type=game_choice(), default=None, help="Only this game's matches.")
 @click.option("--limit", type=bounded_int(1, 500), default=50, show_default=True)
 @click.option("--offset", type=bounded_int(0, 10**9), default=0)
 @click.option("--json", "as_json", is_flag=True, help="As JSON.")
 @click.pass_obj
 def matches(obj: Context, game: str | None, limit: int, offset: int, as_json: bool) -> None:
     """List the ledger's matches, newest first."""
-    found = _ledger(obj).list_matches(limit, offset, game=game)
+    found = open_ledger(obj).list_matches(limit, offset, game=game)
     if as_json:
         click.echo(json.dumps(found, indent=2, ensure_ascii=False))
         return
@@ -99,7 +87,7 @@ def export(obj: Context, match_id: str, output: str, log_size: int | None) -> No
     from fairdeal.ledger.errors import BadRequest, MatchNotFound
 
     try:
-        data = _ledger(obj).bundle_bytes(match_id, log_size)
+        data = open_ledger(obj).bundle_bytes(match_id, log_size)
     except (MatchNotFound, BadRequest) as e:
         raise click.ClickException(str(e)) from None
     if data is None:
@@ -119,7 +107,7 @@ def import_(obj: Context, files: tuple[str, ...]) -> None:
     """Verify bundles and store the ones that pass, read-only. Exit 1 if any is refused."""
     from fairdeal.ledger.errors import ConflictError
 
-    ledger = _ledger(obj)
+    ledger = open_ledger(obj)
     refused = 0
     for path in files:
         try:
@@ -264,7 +252,7 @@ def keys_show(obj: Context) -> None:
 @cli.command()
 @click.option("--server", default="http://127.0.0.1:5000", show_default=True,
               envvar="FAIRDEAL_SERVER", help="The server's base URL.")
-@click.option("--game", type=_game_choice(), required=True)
+@click.option("--game", type=game_choice(), required=True)
 @click.option("-n", "count", type=bounded_int(1, 1_000_000), default=1, show_default=True,
               help="How many matches.")
 @click.option("-c", "--concurrency", type=bounded_int(1, 256), default=1, show_default=True,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from .main import cli
+from .group import cli
 
 
 @cli.command(name="verifier-hash")

@@ -1,9 +1,9 @@
 """No circle of imports among fairdeal's library packages.
 
-Every module of verifier/, games/, audit/, web/ and ledger/ is parsed (never imported) and every
-import in it counts: at module level, inside a function (a "lazy" import hides a cycle, it does
-not break it) and under ``if TYPE_CHECKING:`` (the type checker follows it). The graph of
-fairdeal module → fairdeal module must be acyclic; a failure prints the circle.
+Every module of verifier/, games/, audit/, web/, ledger/ and cli/ is parsed (never imported)
+and every import in it counts: at module level, inside a function (a "lazy" import hides a
+cycle, it does not break it) and under ``if TYPE_CHECKING:`` (the type checker follows it).
+The graph of fairdeal module → fairdeal module must be acyclic; a failure prints the circle.
 
 Two conventions decide what an edge is:
 
@@ -14,22 +14,22 @@ Two conventions decide what an edge is:
   (verifier/'s public face) would be a circle with each of them. A module importing a name
   *from* its package's ``__init__`` is counted, as any other import.
 
-cli/ is left out for now: its main.py imports its subcommand modules at the bottom and they
-import main's ``_game_choice`` and ``checked_key`` back (a six-file cycle). Untangling it (each
-command module registering itself on a group defined in a module that imports none of them) is
-later work of issue 19; when it is done, add "cli" to PACKAGES.
+cli/ is read too: its group (cli/group.py) and shared helpers (cli/common.py) import no
+command module, each command module registers itself on the group, and only the entry point
+cli/main.py imports the command modules.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).parents[1]
 
 #: the top-level folders read, each installed as ``fairdeal.<folder>``
-PACKAGES = ("verifier", "games", "audit", "web", "ledger")
+PACKAGES = ("verifier", "games", "audit", "web", "ledger", "cli")
 
 
 def _module_name(path: Path) -> str:
@@ -126,3 +126,35 @@ def test_function_level_and_type_checking_imports_are_edges(tmp_path: Path) -> N
     assert graph == {"fairdeal.pkg": set(), "fairdeal.pkg.a": {"fairdeal.pkg.b"},
                      "fairdeal.pkg.b": {"fairdeal.pkg.a"}, "fairdeal.pkg.sub": {"fairdeal.pkg.b"}}
     assert find_cycle(graph) == ["fairdeal.pkg.a", "fairdeal.pkg.b", "fairdeal.pkg.a"]
+
+
+def test_the_cli_imports_no_private_name_across_files() -> None:
+    """What one module of cli/ takes from another is public (``game_choice``, ``read_file``,
+    ``open_ledger`` ...): a ``_name`` is its own module's."""
+    private = []
+    for name, path in _modules().items():
+        if not name.startswith("fairdeal.cli"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "")
+                                                     .startswith("fairdeal.")):
+                private += [f"{name}: {alias.name}" for alias in node.names
+                            if alias.name.startswith("_") and alias.name != "__future__"]
+    assert private == []
+
+
+def test_the_cli_group_and_helpers_import_no_command_module() -> None:
+    """cli/group.py and the helper modules import no module that registers commands, and only
+    cli/main.py (the entry point) and cli/__main__.py import cli/main.py."""
+    graph = import_graph()
+    commands = {name for name, path in _modules().items()
+                if name.startswith("fairdeal.cli.")
+                and re.search(r"^@cli\.(command|group)\(", path.read_text(), re.MULTILINE)}
+    assert "fairdeal.cli.verify" in commands and "fairdeal.cli.service" in commands
+    helpers = {name for name in graph if name.startswith("fairdeal.cli.")} - commands - {
+        "fairdeal.cli.main", "fairdeal.cli.__main__"}
+    assert {"fairdeal.cli.group", "fairdeal.cli.common"} <= helpers
+    for helper in sorted(helpers):
+        assert graph[helper] & commands == set(), helper
+    assert {name for name, targets in graph.items() if "fairdeal.cli.main" in targets} == {
+        "fairdeal.cli.__main__"}
