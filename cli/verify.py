@@ -8,8 +8,8 @@ import sys
 import click
 
 from fairdeal.verifier.bundle import MAX_BUNDLE_BYTES
-from fairdeal.verifier.inputs import InvalidInput, resolve_inputs
-from fairdeal.verifier.keys import InvalidKey, parse_public_key
+from fairdeal.verifier.inputs import InvalidInput, resolve_inputs, seat_pin
+from fairdeal.verifier.keys import InvalidKey
 from fairdeal.verifier.receipts import (
     InvalidReceipts,
     ReceiptsFile,
@@ -66,14 +66,11 @@ def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: 
     trusted_key = checked_key(trusted_key, "--trusted-key")
     pinned_seats: dict[str, str] = {}
     for pair in seat_keys:
-        seat, sep, key = pair.partition("=")
         try:
-            if not sep or not seat.strip():
-                raise InvalidKey(f"expected SEAT=ed25519:HEX, got {pair!r}")
-            parse_public_key(key.strip())
-        except InvalidKey as e:
+            seat, key = seat_pin(pair)
+        except (InvalidInput, InvalidKey) as e:
             raise click.BadParameter(str(e), param_hint="--seat-key") from None
-        pinned_seats[seat.strip()] = key.strip()
+        pinned_seats[seat] = key
     receipts_files: list[ReceiptsFile] = []
     for receipt_file in receipt_files:
         try:

@@ -20,7 +20,7 @@ from .receipts import InvalidReceipts, Receipt, ReceiptsFile, parse_receipts_fil
 from .report import Report
 from .verify import UnknownSeat, verify_bytes
 
-__all__ = ["InvalidInput", "Resolved", "parse_seat_keys", "resolve_inputs",
+__all__ = ["InvalidInput", "Resolved", "parse_seat_keys", "resolve_inputs", "seat_pin",
            "verify_with_inputs"]
 
 #: what `fairdeal simulate --signed` prints before the keys ("  seat keys: A=… B=…")
@@ -49,15 +49,25 @@ def parse_seat_keys(text: str) -> dict[str, str]:
         for token in _SEPARATORS.split(line.strip()):
             if not token:
                 continue
-            seat, sep, key = token.partition("=")
-            if not sep or not seat.strip():
-                raise InvalidInput(f"seat keys: expected SEAT=ed25519:HEX, got {token!r}")
             try:
-                parse_public_key(key.strip())
+                seat, key = seat_pin(token)
+            except InvalidInput as e:
+                raise InvalidInput(f"seat keys: {e}") from None
             except InvalidKey as e:
                 raise InvalidInput(f"seat keys: {token!r}: {e}") from None
-            pins[seat.strip()] = key.strip()
+            pins[seat] = key
     return pins
+
+
+def seat_pin(text: str) -> tuple[str, str]:
+    """One ``SEAT=ed25519:HEX`` pin (what ``--seat-key`` takes) as ``(seat label, key)``, both
+    stripped. Raises InvalidInput when it is not of that shape, InvalidKey when the key is not
+    an Ed25519 public key (whether the match has that seat is verify_bytes's to say)."""
+    seat, sep, key = text.partition("=")
+    if not sep or not seat.strip():
+        raise InvalidInput(f"expected SEAT=ed25519:HEX, got {text!r}")
+    parse_public_key(key.strip())
+    return seat.strip(), key.strip()
 
 
 @dataclass(frozen=True)
