@@ -157,8 +157,7 @@ class TamperDetected(Exception):
 def checked_match_id(value: Any) -> str:
     """``value`` if it is a well-formed match id (MATCH_ID); TamperDetected otherwise."""
     if not isinstance(value, str) or not MATCH_ID.match(value):
-        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
-        raise TamperDetected(f"the server named the match {shown}, which is not a match id "
+        raise TamperDetected(f"the server named the match {_shown(value)}, which is not a match id "
                              "(16 hex digits): refused before using it in a request or a file "
                              "name")
     return value
@@ -168,9 +167,14 @@ def _same_match(value: Any, match_id: str, what: str) -> None:
     """TamperDetected unless the answer ``value`` (a view: ``{"id", …}``) names ``match_id``."""
     named = value.get("id") if isinstance(value, dict) else None
     if named != match_id:
-        shown = repr(named) if len(repr(named)) <= 80 else repr(named)[:77] + "..."
         raise TamperDetected(f"the server answered the {what} of match {match_id} with "
-                             f"match {shown}")
+                             f"match {_shown(named)}")
+
+
+def _shown(value: Any) -> str:
+    """A server's value as an error message quotes it: its repr, cut to 80 characters."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 @dataclass
