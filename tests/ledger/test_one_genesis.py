@@ -21,6 +21,7 @@ from fairdeal.ledger.store import EventStore
 from fairdeal.ledger.tlog import MatchIdUsed, append_leaf
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.logleaf import SEAL_FORMAT, LogLeaf, seal_leaf
+from fairdeal.web.api.errors import status_for
 
 from ..redeal import finish, forget_match, redeal, same_id
 
@@ -40,7 +41,7 @@ def test_the_ledger_refuses_to_deal_a_used_match_id_again(ledger: Ledger,
     ledger._forget(match_id)
     with same_id(match_id), pytest.raises(MatchIdUsed) as refused:
         ledger.create_match("arcomage", {}, turn_limit_ms=None, seats=["mallory", "bob"])
-    assert refused.value.status == 409 and refused.value.code == "match-id-used"
+    assert status_for(refused.value) == 409 and refused.value.code == "match-id-used"
     assert str(refused.value) == (f"match id {match_id!r} was dealt before (the log holds its "
                                   "genesis leaf 0): a match id is never dealt twice")
     # nothing of the refused match was stored: neither its row nor a leaf
