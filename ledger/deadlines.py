@@ -12,40 +12,52 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from typing import Any
 
-from fairdeal.verifier.keys import SigningKey
-from fairdeal.verifier.note import VerifierKey
 from fairdeal.verifier.record import MatchRecorder
+from fairdeal.verifier.replay import MatchReplayer
 
 from .errors import ConflictError, LedgerError
-from .live import MAX_SKEW_MS, LiveMatches, _Live, log, now_ms, seating_deadline
+from .live import LiveMatch, LiveMatches, log, seating_deadline
 from .store import EventStore
 
 __all__ = ["Deadlines"]
 
 
-class Deadlines(LiveMatches):
-    """Writes overdue timeouts and seat declines, on request or from a background thread."""
+class Deadlines:
+    """Writes overdue timeouts and seat declines, on request or from a background thread,
+    through the live matches' one write path."""
 
-    def __init__(self, store: EventStore, server_key: SigningKey, *,
-                 clock: Callable[[], int] = now_ms, max_skew_ms: int = MAX_SKEW_MS,
-                 log_origin: str | None = None,
-                 log_witnesses: Sequence[VerifierKey] = ()) -> None:
-        super().__init__(store, server_key, clock=clock, max_skew_ms=max_skew_ms,
-                         log_origin=log_origin, log_witnesses=log_witnesses)
+    def __init__(self, matches: LiveMatches, store: EventStore,
+                 clock: Callable[[], int]) -> None:
+        self.matches = matches
+        self.store = store
+        self.clock = clock
         self._sweeper: threading.Thread | None = None
         self._sweep_interval: float | None = None
         self._stop = threading.Event()
         self._pid = os.getpid()
 
-    def _fresh(self, match_id: str) -> _Live:
+    def fresh(self, match_id: str) -> LiveMatch:
         """The match, caught up with the database and with its overdue timeouts written."""
-        live = self._catch_up(self._live(match_id))
-        self._expire(live)
+        live = self.matches.catch_up(self.matches.get(match_id))
+        self.expire(live)
         return live
 
-    def _expire_seating(self, live: _Live) -> int:
+    def expire(self, live: LiveMatch) -> int:
+        """Decline the missing seeds past the seating deadline, then write every timeout whose
+        deadline has passed; each event is stamped with its deadline."""
+        written = 0
+        for _ in range(2):  # the seating deadline, then (fairdeal/2) the reveals'
+            expired = self._expire_seating(live)
+            if not expired:
+                break
+            written += expired
+            live = self.matches.catch_up(self.matches.get(live.match_id))
+        return written + self._expire_turns(live)
+
+    def _expire_seating(self, live: LiveMatch) -> int:
         """Past the seating deadline, decline every seat that has not fixed its seed
         (fairdeal/2: ``seed_expired``; fairdeal/1: ``client_seed: null``); past the reveal
         deadline, forfeit every seat that committed and did not reveal (``seed_forfeit``: the
@@ -59,36 +71,21 @@ class Deadlines(LiveMatches):
             if deadline is None or replayer.started or replayer.ended \
                     or self.clock() < deadline:
                 return 0
-            if replayer.commits_closed_ts is not None:
-                late = [seat for seat, seed in enumerate(replayer.seat_seeds)
-                        if seed.how == "committed"]
-                kind, fields = "seed_forfeit", {}
-            else:
-                late = [seat for seat, seeded in enumerate(replayer.seeded) if not seeded]
-                v1 = replayer.seating_ms is None
-                kind = "client_seed" if v1 else "seed_expired"
-                fields = {"client_seed": None} if v1 else {}
+            late, kind, fields = _late_seats(replayer)
 
             def build(rec: MatchRecorder) -> None:
                 for seat in late:  # never before an event a request stamped just now
                     rec.append(kind, max(deadline, rec.replayer.last_ts), seat=seat, **fields)
 
             try:
-                self._write(live, recorder.next_seq, build)
+                self.matches.write(live, recorder.next_seq, build)
             except ConflictError:
                 pass  # another worker wrote them (or a seed landed in time): catch up
             return len(late)
 
-    def _expire(self, live: _Live) -> int:
-        """Decline the missing seeds past the seating deadline, then write every timeout whose
-        deadline has passed; each event is stamped with its deadline."""
+    def _expire_turns(self, live: LiveMatch) -> int:
+        """Write a timeout for every turn whose deadline has passed, one after the other."""
         written = 0
-        for _ in range(2):  # the seating deadline, then (fairdeal/2) the reveals'
-            expired = self._expire_seating(live)
-            if not expired:
-                break
-            written += expired
-            live = self._catch_up(self._live(live.match_id))
         recorder = live.recorder
         if recorder is None or recorder.replayer.turn_limit_ms is None:
             return written
@@ -105,11 +102,11 @@ class Deadlines(LiveMatches):
                     rec.append("timeout", ts, seat=seat)
 
                 try:
-                    self._write(live, recorder.next_seq, build)
+                    self.matches.write(live, recorder.next_seq, build)
                 except ConflictError:
                     pass  # another worker wrote it (or a move landed in time): catch up
                 written += 1
-            live = self._catch_up(self._live(live.match_id))
+            live = self.matches.catch_up(self.matches.get(live.match_id))
             recorder = live.recorder
             assert recorder is not None
         return written
@@ -120,7 +117,7 @@ class Deadlines(LiveMatches):
         count = 0
         for match_id in self.store.due(self.clock()):
             try:
-                self._fresh(match_id)
+                self.fresh(match_id)
             except LedgerError as e:
                 log.warning("sweeper: match %s: %s", match_id, e.code)
             count += 1
@@ -133,8 +130,7 @@ class Deadlines(LiveMatches):
             return
         self._pid = os.getpid()
         self.store.engine.dispose(close=False)
-        with self._cache_lock:
-            self._cache.clear()
+        self.matches.clear()
         if self._sweep_interval is not None:
             self._sweeper = None
             self.start_sweeper(self._sweep_interval)
@@ -157,9 +153,22 @@ class Deadlines(LiveMatches):
         self._sweeper.start()
 
     def stop_sweeper(self) -> None:
+        """Stop the background sweeper (waits up to 5 s for its current sweep)."""
         self._sweep_interval = None
         self._stop.set()
         if self._sweeper is not None:
             self._sweeper.join(timeout=5)
             self._sweeper = None
 
+
+def _late_seats(replayer: MatchReplayer) -> tuple[list[int], str, dict[str, Any]]:
+    """The seats the seating deadline catches, the event each is given, and its fields: a
+    forfeit for each seat that committed and did not reveal once commits closed, else a
+    decline for each seat without a seed (fairdeal/1: a ``client_seed: null``)."""
+    if replayer.commits_closed_ts is not None:
+        late = [seat for seat, seed in enumerate(replayer.seat_seeds) if seed.how == "committed"]
+        return late, "seed_forfeit", {}
+    late = [seat for seat, seeded in enumerate(replayer.seeded) if not seeded]
+    if replayer.seating_ms is None:
+        return late, "client_seed", {"client_seed": None}
+    return late, "seed_expired", {}

@@ -1,5 +1,7 @@
-"""The ledger's own errors. Each carries a stable ``code`` the JSON API returns as is, and a
-message a person can act on. None of them ever carries a secret (the server seed, a hand, the
+"""The ledger's own errors. Each says what went wrong: its type (a bad request, a refusal by the
+rules, a conflict with another writer...), a stable ``code`` the JSON API returns as is, and a
+message a person can act on. None says which HTTP status to answer: web/api/errors.py maps each
+type to its status in one table. None of them ever carries a secret (the server seed, a hand, the
 deck order): messages name matches, seats, sequence numbers and the rules' reasons only.
 """
 
@@ -21,7 +23,6 @@ class LedgerError(Exception):
     """Base of every error the ledger raises on purpose."""
 
     code = "ledger-error"
-    status = 500
 
     def __init__(self, message: str, code: str | None = None) -> None:
         super().__init__(message)
@@ -34,28 +35,24 @@ class BadRequest(LedgerError, ValueError):
     """The request is malformed: a missing or mistyped field, bad hex, an unknown game."""
 
     code = "bad-request"
-    status = 400
 
 
 class Unauthorized(LedgerError):
     """No seat token was given where one is needed."""
 
     code = "unauthorized"
-    status = 401
 
 
 class Forbidden(LedgerError):
     """A token was given but it is not a seat of this match (or not the acting seat)."""
 
     code = "forbidden"
-    status = 403
 
 
 class MatchNotFound(LedgerError, LookupError):
     """No match under that id."""
 
     code = "not-found"
-    status = 404
 
 
 class ConflictError(LedgerError):
@@ -66,7 +63,6 @@ class ConflictError(LedgerError):
     """
 
     code = "conflict"
-    status = 409
 
     def __init__(self, message: str, code: str | None = None,
                  next_seq: int | None = None) -> None:
@@ -78,7 +74,6 @@ class NotEnded(LedgerError):
     """The match is not over yet, so there is no sealed bundle."""
 
     code = "not-ended"
-    status = 409
 
 
 class Refused(LedgerError):
@@ -86,4 +81,3 @@ class Refused(LedgerError):
     a move out of turn. Nothing was stored."""
 
     code = "refused"
-    status = 422

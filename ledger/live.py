@@ -5,7 +5,8 @@ it is stored, so what the ledger writes is what ``fairdeal verify`` checks. The 
 live match is cached in memory and rebuilt from the database on a miss (``MatchRecorder.resume``):
 a restarted process, or a second worker sharing the database, sees the same matches. A stale
 cache is harmless: its next position is already taken in the database, the append conflicts,
-the cache is caught up from the store and the caller gets a 409 with the fresh ``next_seq``.
+the cache is caught up from the store and the caller gets a ConflictError with the fresh
+``next_seq``.
 A request that reads a match catches its cache up first, but reads the database only when
 someone other than this process's store wrote since (``EventStore.outside_writes``): its own
 writes are in the cache already.
@@ -20,7 +21,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +29,6 @@ from fairdeal.verifier.bundle import Bundle, InvalidBundle
 from fairdeal.verifier.canonical import CanonicalError
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.logleaf import seal_leaf
-from fairdeal.verifier.note import VerifierKey
 from fairdeal.verifier.record import MatchRecorder
 from fairdeal.verifier.replay import MatchReplayer
 from fairdeal.verifier.report import VerificationError
@@ -36,9 +36,18 @@ from fairdeal.verifier.verify import verify_bundle
 
 from .errors import BadRequest, ConflictError, Forbidden, MatchNotFound, Refused, Unauthorized
 from .store import EventStore, StoredEvent
-from .tlog import TransparencyLog, default_origin
+from .tlog import TransparencyLog
 
-__all__ = ["CACHE_SIZE", "MAX_SKEW_MS", "LiveMatches", "now_ms"]
+__all__ = [
+    "CACHE_SIZE",
+    "MAX_SKEW_MS",
+    "LiveMatch",
+    "LiveMatches",
+    "match_status",
+    "now_ms",
+    "seating_deadline",
+    "token_hash",
+]
 
 log = logging.getLogger("fairdeal.ledger")
 
@@ -64,11 +73,12 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def _token_hash(token: str) -> str:
+def token_hash(token: str) -> str:
+    """What the ledger keeps of a seat token: its tagged SHA-256 (the token itself never)."""
     return hashlib.sha256(b"fairdeal/seat-token\x00" + token.encode()).hexdigest()
 
 
-def _status(recorder: MatchRecorder) -> str:
+def match_status(recorder: MatchRecorder) -> str:
     """``seating`` until every seed is in, ``playing``, then ``ended`` once revealed."""
     if recorder.events[-1]["type"] == "reveal":
         return "ended"
@@ -79,7 +89,7 @@ def _status(recorder: MatchRecorder) -> str:
 
 
 @dataclass
-class _Live:
+class LiveMatch:
     """A cached match: its recorder and what never changes about it."""
 
     match_id: str
@@ -112,8 +122,19 @@ class _Live:
         value = self.row.get("seed_deadline_ms") if self.row else None
         return value if isinstance(value, int) else None
 
+    def seat(self, token: str | None) -> int:
+        """The seat ``token`` opens; Unauthorized without one, Forbidden otherwise. Every
+        stored hash is compared in constant time, so a wrong token's timing tells nothing."""
+        if not token:
+            raise Unauthorized("this needs a seat token: send 'Authorization: Bearer <token>'")
+        digest = token_hash(token)
+        for seat, expected in enumerate(self.token_hashes):
+            if hmac.compare_digest(digest, expected):
+                return seat
+        raise Forbidden(f"that token is not a seat of match {self.match_id}")
 
-def seating_deadline(recorder: MatchRecorder, live: _Live) -> int | None:
+
+def seating_deadline(recorder: MatchRecorder, live: LiveMatch) -> int | None:
     """While seats fix their seeds: when the server declines (or, once every seed is fixed,
     forfeits) the seats that are late. fairdeal/2 keeps both deadlines in the log itself."""
     replayer = recorder.replayer
@@ -125,26 +146,23 @@ def seating_deadline(recorder: MatchRecorder, live: _Live) -> int | None:
 
 
 class LiveMatches:
-    """The cache of live matches and the one write path (the base of ``Ledger``)."""
+    """The cache of live matches and the one write path: every event any part of the ledger
+    writes goes through ``write``, and so through the match's ``MatchRecorder``."""
 
-    def __init__(self, store: EventStore, server_key: SigningKey, *,
-                 clock: Callable[[], int] = now_ms, max_skew_ms: int = MAX_SKEW_MS,
-                 log_origin: str | None = None,
-                 log_witnesses: Sequence[VerifierKey] = ()) -> None:
+    def __init__(self, store: EventStore, server_key: SigningKey,
+                 transparency_log: TransparencyLog) -> None:
         self.store = store
-        #: the transparency log of every genesis and seal written here (ledger.tlog)
-        self.log = TransparencyLog(store.engine, server_key,
-                                   log_origin or default_origin(server_key.key_id),
-                                   log_witnesses)
         self.server_key = server_key
-        self.clock = clock
-        self.max_skew_ms = max_skew_ms
-        self._cache: OrderedDict[str, _Live] = OrderedDict()
+        #: where a seal's leaf joins the log in the seal's own transaction
+        self.log = transparency_log
+        self._cache: OrderedDict[str, LiveMatch] = OrderedDict()
         self._cache_lock = threading.Lock()
 
     # --- the cache ----------------------------------------------------------------------------
 
-    def _live(self, match_id: str) -> _Live:
+    def get(self, match_id: str) -> LiveMatch:
+        """The cached match, loaded from the store on a miss; MatchNotFound when there is
+        none. Not caught up: ``catch_up`` reads what other writers stored since."""
         with self._cache_lock:
             live = self._cache.get(match_id)
             if live is not None:
@@ -157,7 +175,7 @@ class LiveMatches:
                 self._cache.popitem(last=False)
         return live
 
-    def _load(self, match_id: str) -> _Live:
+    def _load(self, match_id: str) -> LiveMatch:
         if not isinstance(match_id, str) or not 0 < len(match_id) <= 64:
             raise MatchNotFound(f"no match {match_id!r}")
         synced = self.store.outside_writes()  # counted before reading: a write after it shows
@@ -170,10 +188,10 @@ class LiveMatches:
             recorder = MatchRecorder.resume(events, bytes.fromhex(row["server_seed"]))
         row = dict(row)
         row["seed_deadline_ms"] = row["deadline_ms"] if row["status"] == "seating" else None
-        return _Live(match_id, recorder, json.loads(row["token_hashes"]), row["status"], row,
-                     synced=synced)
+        return LiveMatch(match_id, recorder, json.loads(row["token_hashes"]), row["status"],
+                         row, synced=synced)
 
-    def _forget(self, match_id: str, live: _Live | None = None) -> None:
+    def forget(self, match_id: str, live: LiveMatch | None = None) -> None:
         """Drop a cached match; threads still holding it see ``stale`` and reload."""
         with self._cache_lock:
             dropped = self._cache.pop(match_id, None)
@@ -181,16 +199,16 @@ class LiveMatches:
             if entry is not None:
                 entry.stale = True
 
-    def _usable(self, live: _Live) -> None:
-        """Call with ``live.lock`` held: refuse a recorder another thread found broken."""
-        if live.stale:
-            raise ConflictError(f"match {live.match_id} changed meanwhile; fetch it and retry")
+    def clear(self) -> None:
+        """Drop every cached match (a forked worker must not trust its parent's)."""
+        with self._cache_lock:
+            self._cache.clear()
 
-    def _catch_up(self, live: _Live) -> _Live:
+    def catch_up(self, live: LiveMatch) -> LiveMatch:
         """Feed the cached recorder whatever other writers stored since; reload if it fails.
         Nothing to read while nobody but this store wrote since the last catch-up."""
         if live.stale:
-            live = self._live(live.match_id)
+            live = self.get(live.match_id)
         recorder = live.recorder
         if recorder is None:
             return live
@@ -204,85 +222,97 @@ class LiveMatches:
         try:
             with live.lock:
                 if live.stale:
-                    return self._catch_up(live)
+                    return self.catch_up(live)
                 for stored in newer:
                     if stored.seq == recorder.next_seq:
                         recorder.accept(stored.to_json())
-                live.status = _status(recorder)
+                live.status = match_status(recorder)
                 live.written.clear()  # another writer changed the row: set every column next
                 live.synced = seen
         except (VerificationError, InvalidBundle):
-            self._forget(live.match_id, live)
-            return self._live(live.match_id)
+            self.forget(live.match_id, live)
+            return self.get(live.match_id)
         return live
 
     # --- writing -------------------------------------------------------------------------------
 
-    def _write(self, live: _Live, expected_seq: int,
-               build: Callable[[MatchRecorder], None]) -> list[dict[str, Any]]:
+    def write(self, live: LiveMatch, expected_seq: int,
+              build: Callable[[MatchRecorder], None]) -> list[dict[str, Any]]:
         """Let ``build`` add events to the recorder at ``expected_seq``; seal the match if it
-        ended; store everything in one transaction. Any failure forgets the cached recorder."""
-        self._usable(live)
-        recorder = self._writable(live)
+        ended; store everything in one transaction. Any failure forgets the cached recorder;
+        the recorder's refusals become the ledger's own errors (Refused, BadRequest), and a
+        lost race a ConflictError carrying the fresh ``next_seq``."""
+        recorder = self.writable(live)
         if recorder.next_seq != expected_seq:
             raise ConflictError(
                 f"match {live.match_id}: expected_seq {expected_seq} is not the next position "
                 f"(next_seq is {recorder.next_seq}); fetch the match and retry",
                 next_seq=recorder.next_seq)
         try:
-            build(recorder)
-            new = recorder.events[expected_seq:]
-            update = self._match_update(recorder, live)
-            leaf = None
-            if recorder.replayer.outcome is not None and new[-1]["type"] != "reveal":
-                recorder.reveal(max(new[-1]["ts"], recorder.replayer.last_ts))
-                bundle = recorder.seal(self.server_key)
-                new = recorder.events[expected_seq:]
-                update = self._match_update(recorder, live)
-                update.update(self._seal_fields(bundle))
-            stored = [StoredEvent.of(event, checked=False) for event in new]
-            if stored[-1].type == "reveal":  # sealed: its head joins the log with it
-                # the seal names the genesis leaf it closes: counting is per leaf, so a match
-                # id dealt twice leaves its other genesis open (None only for a match the log
-                # never held: the old seal format then, which a monitor reports)
-                leaf = seal_leaf(live.match_id, stored[-1].seq, stored[-1].hash,
-                                 self.log.genesis_index(live.match_id))
-            # set only what changed since this process last wrote the row: every column left
-            # out is an index SQLite need not rewrite (status, deadline_ms), a page less to
-            # write and sync per move
-            changed = {column: value for column, value in update.items()
-                       if column == "next_seq" or live.written.get(column, live) != value}
-            self.store.append(live.match_id, expected_seq, stored, changed, log_leaf=leaf)
+            new, update = self._record(live, recorder, expected_seq, build)
         except VerificationError as e:
-            self._forget(live.match_id, live)
+            self.forget(live.match_id, live)
             raise Refused(e.reason, code=_CHECK_CODES.get(e.check, "refused")) from None
         except (InvalidBundle, CanonicalError) as e:
-            self._forget(live.match_id, live)
+            self.forget(live.match_id, live)
             raise BadRequest(str(e), code="invalid-event") from None
         except ConflictError as e:
-            self._forget(live.match_id, live)
-            fresh = self._catch_up(self._live(live.match_id))
+            self.forget(live.match_id, live)
+            fresh = self.catch_up(self.get(live.match_id))
             next_seq = fresh.recorder.next_seq if fresh.recorder else None
             raise ConflictError(e.message + "; fetch the match and retry",
                                 next_seq=next_seq) from e
         except BaseException:
-            self._forget(live.match_id, live)
+            self.forget(live.match_id, live)
             raise
         live.status = update["status"]
         live.written.update(update)
         return new
 
-    def _writable(self, live: _Live) -> MatchRecorder:
-        self._usable(live)
+    def _record(self, live: LiveMatch, recorder: MatchRecorder, expected_seq: int,
+                build: Callable[[MatchRecorder], None]
+                ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """``write``'s work: build, seal an ended match, append; the new events and the row's
+        columns as they now are."""
+        build(recorder)
+        new = recorder.events[expected_seq:]
+        update = self._match_update(recorder, live)
+        leaf = None
+        if recorder.replayer.outcome is not None and new[-1]["type"] != "reveal":
+            recorder.reveal(max(new[-1]["ts"], recorder.replayer.last_ts))
+            bundle = recorder.seal(self.server_key)
+            new = recorder.events[expected_seq:]
+            update = self._match_update(recorder, live)
+            update.update(self._seal_fields(bundle))
+        stored = [StoredEvent.of(event, checked=False) for event in new]
+        if stored[-1].type == "reveal":  # sealed: its head joins the log with it
+            # the seal names the genesis leaf it closes: counting is per leaf, so a match
+            # id dealt twice leaves its other genesis open (None only for a match the log
+            # never held: the old seal format then, which a monitor reports)
+            leaf = seal_leaf(live.match_id, stored[-1].seq, stored[-1].hash,
+                             self.log.genesis_index(live.match_id))
+        # set only what changed since this process last wrote the row: every column left
+        # out is an index SQLite need not rewrite (status, deadline_ms), a page less to
+        # write and sync per move
+        changed = {column: value for column, value in update.items()
+                   if column == "next_seq" or live.written.get(column, live) != value}
+        self.store.append(live.match_id, expected_seq, stored, changed, log_leaf=leaf)
+        return new, update
+
+    def writable(self, live: LiveMatch) -> MatchRecorder:
+        """The recorder to write through; call with ``live.lock`` held. ConflictError when
+        another thread found it broken, Refused for an imported (read-only) match."""
+        if live.stale:
+            raise ConflictError(f"match {live.match_id} changed meanwhile; fetch it and retry")
         if live.recorder is None:
             raise Refused(f"match {live.match_id} was imported: it is read-only",
                           code="read-only")
         return live.recorder
 
-    def _match_update(self, recorder: MatchRecorder, live: _Live) -> dict[str, Any]:
+    def _match_update(self, recorder: MatchRecorder, live: LiveMatch) -> dict[str, Any]:
         replayer = recorder.replayer
         last = recorder.events[-1]
-        status = _status(recorder)
+        status = match_status(recorder)
         deadline = None
         if status == "seating":  # the sweeper finds seatings by this deadline too
             deadline = seating_deadline(recorder, live)
@@ -301,16 +331,3 @@ class LiveMatches:
                       report.failure)
         return {"seal_key": bundle["signature"]["key"], "seal_sig": bundle["signature"]["sig"],
                 "verified": report.ok}
-
-    # --- seats ---------------------------------------------------------------------------------
-
-    def _seat(self, live: _Live, token: str | None) -> int:
-        """The seat ``token`` opens in ``live``; Unauthorized without one, Forbidden otherwise."""
-        if not token:
-            raise Unauthorized("this needs a seat token: send 'Authorization: Bearer <token>'")
-        digest = _token_hash(token)
-        for seat, expected in enumerate(live.token_hashes):
-            if hmac.compare_digest(digest, expected):
-                return seat
-        raise Forbidden(f"that token is not a seat of match {live.match_id}")
-

@@ -1,5 +1,6 @@
 """The read side of the ledger: match lists and views, the boards drawn as SVG, the captions
-of moves, the public events, the sealed bundles, and the import of bundles from elsewhere.
+of moves, the public events and the sealed bundles. It writes nothing itself: a read that finds
+a deadline passed has ``Deadlines`` write the timeouts first (``Deadlines.fresh``).
 """
 
 from __future__ import annotations
@@ -9,27 +10,33 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from fairdeal.games import RulesError
-from fairdeal.verifier.bundle import Bundle
 from fairdeal.verifier.canonical import canonical_bytes
-from fairdeal.verifier.keys import key_id, parse_public_key
+from fairdeal.verifier.keys import SigningKey, key_id, parse_public_key
 from fairdeal.verifier.logleaf import seat_counts as log_seat_counts
 from fairdeal.verifier.protocol import BUNDLE_FORMAT
 from fairdeal.verifier.record import MatchRecorder
 from fairdeal.verifier.replay import MatchReplayer
-from fairdeal.verifier.report import Report, VerificationError
-from fairdeal.verifier.verify import chain_hashes, verify_bytes
+from fairdeal.verifier.report import VerificationError
 
 from .deadlines import Deadlines
-from .errors import BadRequest, ConflictError, MatchNotFound, NotEnded
-from .live import _Live, _status, log, seating_deadline
-from .store import StoredEvent
-from .tlog import LogError
+from .errors import BadRequest, MatchNotFound, NotEnded
+from .live import LiveMatch, LiveMatches, log, match_status, seating_deadline
+from .store import EventStore
+from .tlog import LogError, TransparencyLog
 
 __all__ = ["ReadSide"]
 
 
-class ReadSide(Deadlines):
+class ReadSide:
     """What the viewer and the API read (see ``Ledger`` for the list)."""
+
+    def __init__(self, matches: LiveMatches, deadlines: Deadlines, store: EventStore,
+                 server_key: SigningKey, transparency_log: TransparencyLog) -> None:
+        self.matches = matches
+        self.deadlines = deadlines
+        self.store = store
+        self.server_key = server_key
+        self.log = transparency_log
 
     def _summary(self, row: Mapping[str, Any]) -> dict[str, Any]:
         signed_by = self.signed_by(row["seal_key"])
@@ -81,8 +88,8 @@ class ReadSide(Deadlines):
         """The match as the caller may see it: a seat's own view with its legal actions, or the
         spectator view. Carries ``next_seq`` (the next ``expected_seq``) and ``head`` (the
         ``prev`` of the next event, for seats that sign)."""
-        live = self._fresh(match_id)
-        seat = None if token is None else self._seat(live, token)
+        live = self.deadlines.fresh(match_id)
+        seat = None if token is None else live.seat(token)
         recorder = live.recorder
         if recorder is None:  # imported: everything is public after the reveal
             match = self.get_match(match_id)
@@ -92,14 +99,14 @@ class ReadSide(Deadlines):
         with live.lock:
             if live.stale:  # a failed write elsewhere dropped it: read again
                 return self.view(match_id, token)
-            return self._view_locked(live, seat)
+            return self.view_of(live, seat)
 
-    def _view_locked(self, live: _Live, seat: int | None) -> dict[str, Any]:
-        """``view`` of a cached live match; call with ``live.lock`` held (the write paths call
+    def view_of(self, live: LiveMatch, seat: int | None) -> dict[str, Any]:
+        """``view`` of a cached live match; call with ``live.lock`` held (the seat actions call
         it right after their append, so a move's answer carries the seat's next view)."""
         recorder = live.recorder
         assert recorder is not None
-        live.status = _status(recorder)
+        live.status = match_status(recorder)
         if live.status in ("seating", "playing"):  # nothing else in the row changed
             if live.summary is None:
                 live.summary = {**self._summary(live.row), "commitment": live.row["commitment"],
@@ -136,8 +143,8 @@ class ReadSide(Deadlines):
         """The board now, drawn by the game itself: ``render_svg(state, None, spectator=True)``
         — public information only — without a token, the seat's own perspective with one.
         None before play starts, and for imported matches (their bundle draws every step)."""
-        live = self._fresh(match_id)
-        seat = None if token is None else self._seat(live, token)
+        live = self.deadlines.fresh(match_id)
+        seat = None if token is None else live.seat(token)
         recorder = live.recorder
         if recorder is None:
             return None
@@ -164,7 +171,7 @@ class ReadSide(Deadlines):
         makes public (the card played, the troop placed, how many troops are drawn — never
         which); tests/web/api/test_captions.py proves it for every game. It captions the
         events this process holds: call it after ``public_events``, which catches up."""
-        live = self._live(match_id)  # no second catch-up read: public_events just did one
+        live = self.matches.get(match_id)  # no second catch-up read: public_events just did one
         recorder = live.recorder
         if recorder is None:
             return {}
@@ -174,7 +181,7 @@ class ReadSide(Deadlines):
             self._narrate(live, recorder)
             return {seq: text for seq, text in live.captions.items() if seq > after}
 
-    def _narrate(self, live: _Live, recorder: MatchRecorder) -> None:
+    def _narrate(self, live: LiveMatch, recorder: MatchRecorder) -> None:
         """Feed the match's narrator up to the recorder, captioning each move on the way."""
         if live.narrator is None:
             live.narrator = MatchReplayer(recorder.events[0],
@@ -207,7 +214,7 @@ class ReadSide(Deadlines):
     def public_events(self, match_id: str, after: int = -1,
                       limit: int = 1_000) -> list[dict[str, Any]]:
         """Events after position ``after``. Before the reveal they hold nothing secret."""
-        live = self._fresh(match_id)
+        live = self.deadlines.fresh(match_id)
         events = [stored.to_json()
                   for stored in self.store.read(live.match_id, after=after, limit=limit)]
         for event in events:  # the reveal is the only event with a seed, and it is the last
@@ -226,7 +233,7 @@ class ReadSide(Deadlines):
         if row is None:
             raise MatchNotFound(f"no match {match_id!r}")
         if row["seal_sig"] is None:
-            self._fresh(match_id)  # an overdue timeout may end it right now
+            self.deadlines.fresh(match_id)  # an overdue timeout may end it right now
             row = self.store.match(match_id)
             assert row is not None
             if row["seal_sig"] is None:
@@ -285,52 +292,6 @@ class ReadSide(Deadlines):
         while rows := self.store.matches_after(after, page, status):
             yield from rows
             after = (rows[-1]["created_ms"], rows[-1]["id"])
-
-    def import_bundle(self, data: bytes) -> tuple[str | None, Report]:
-        """Verify a bundle from elsewhere and store it read-only when it passes.
-
-        Returns ``(match_id, report)``; ``match_id`` is None when verification failed.
-        Importing the same bundle twice is harmless; a different match under an existing id
-        is a ConflictError.
-        """
-        report = verify_bytes(data)
-        if not report.ok:
-            return None, report
-        bundle = Bundle.from_bytes(data)
-        hashes = chain_hashes(bundle.events)
-        genesis, reveal = bundle.genesis, bundle.events[-1]
-        if self._holds(bundle.match_id, hashes):
-            return bundle.match_id, report
-        row = {
-            "id": bundle.match_id, "game": genesis["game"],
-            "params": canonical_bytes(genesis["params"]).decode(),
-            "turn_limit_ms": genesis["turn_limit_ms"], "created_ms": genesis["ts"],
-            "status": "imported",
-            "seat_names": json.dumps([seat["name"] for seat in genesis["seats"]]),
-            "token_hashes": "[]", "server_seed": None, "commitment": genesis["commitment"],
-            "next_seq": len(bundle.events), "deadline_ms": None,
-            "result": json.dumps(reveal["result"], sort_keys=True),
-            "seal_key": bundle.server_key, "seal_sig": bundle.signature, "verified": True,
-        }
-        stored = [StoredEvent(event["seq"], event["type"], canonical_bytes(event).decode(),
-                              digest, None)
-                  for event, digest in zip(bundle.events, hashes, strict=True)]
-        try:
-            self.store.create_match(row, stored)
-        except ConflictError:
-            if not self._holds(bundle.match_id, hashes):
-                raise
-        return bundle.match_id, report
-
-    def _holds(self, match_id: str, hashes: Sequence[str]) -> bool:
-        """True when this very match (same head) is stored; ConflictError when another is."""
-        if self.store.match(match_id) is None:
-            return False
-        tail = self.store.read(match_id, after=len(hashes) - 2, limit=2)
-        if len(tail) != 1 or tail[0].hash != hashes[-1]:
-            raise ConflictError(f"another match is stored under id {match_id!r}",
-                                code="match-exists")
-        return True
 
     def keys(self) -> list[dict[str, Any]]:
         """The server's public keys (the one that signs new matches first)."""

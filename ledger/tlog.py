@@ -87,7 +87,6 @@ class LogError(LedgerError):
     """The log refuses: a checkpoint that would be inconsistent, or a tree it cannot prove."""
 
     code = "log-refused"
-    status = 500
 
 
 class MatchIdUsed(ConflictError):

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, text
 
-from fairdeal.ledger import service, tlog
+from fairdeal.ledger import creating, tlog
 
 
 def forget_match(engine: Engine, match_id: str) -> None:
@@ -40,7 +40,7 @@ def forget_match(engine: Engine, match_id: str) -> None:
 def same_id(match_id: str) -> Iterator[None]:
     """The next match the ledger creates gets ``match_id`` (the operator's own code)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(service, "secrets", types.SimpleNamespace(
+        patch.setattr(creating, "secrets", types.SimpleNamespace(
             token_hex=lambda _n: match_id, token_bytes=secrets.token_bytes,
             token_urlsafe=secrets.token_urlsafe))
         yield
@@ -74,7 +74,7 @@ def redeal(ledger: Any, engine: Engine) -> tuple[str, dict[str, Any]]:
     # the operator reads the deal from its own row (it holds the server seed), then forgets
     # the match: its rows, and the copy its process keeps in memory (as a restart would)
     forget_match(engine, match_id)
-    ledger._forget(match_id)
+    ledger.matches.forget(match_id)
     with patched(engine), same_id(match_id):
         second = ledger.create_match("arcomage", {}, turn_limit_ms=None,
                                      seats=["mallory", "bob"])

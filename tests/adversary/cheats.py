@@ -183,7 +183,7 @@ class Match:
 
     @property
     def state(self) -> Any:
-        return self.ledger._live(self.id).recorder.state
+        return self.ledger.matches.get(self.id).recorder.state
 
     def current(self) -> Player:
         seat = self.game.current_seat(self.state)

@@ -311,7 +311,7 @@ def test_the_client_notices_a_server_that_stores_another_move(ledger, clock) -> 
 
     class SwappingLedger(Ledger):
         def play(self, match_id: str, token: str | None, action: Any, **kwargs: Any):
-            live = self._live(match_id)
+            live = self.matches.get(match_id)
             options = [live.recorder.game.action_to_json(option) for option in
                        live.recorder.game.legal_actions(live.recorder.state)]
             other = next((option for option in options if option != action), action)

@@ -120,7 +120,7 @@ def test_deep_checks_each_sealed_match_s_bundle(servers: Any, tmp_path: Path) ->
     del a.lies[f"/api/v1/matches/{kept}/bundle"]
     # the operator forgets a sealed match: its leaves are fine, no bundle stands behind them
     forget_match(a.engine, kept)
-    a.ledger._forget(kept)
+    a.ledger.matches.forget(kept)
     shallow = run("log", "monitor", a.url, "--state", str(tmp_path / "shallow.json"))
     assert shallow.exit_code == 0, shallow.output
     gone = run("log", "monitor", a.url, "--state", str(tmp_path / "gone.json"), "--deep")

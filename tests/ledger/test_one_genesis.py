@@ -21,6 +21,7 @@ from fairdeal.ledger.store import EventStore
 from fairdeal.ledger.tlog import MatchIdUsed, append_leaf
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.logleaf import SEAL_FORMAT, LogLeaf, seal_leaf
+from fairdeal.web.api.errors import status_for
 
 from ..redeal import finish, forget_match, redeal, same_id
 
@@ -37,10 +38,10 @@ def test_the_ledger_refuses_to_deal_a_used_match_id_again(ledger: Ledger,
     first = ledger.create_match("arcomage", {}, turn_limit_ms=None, seats=["mallory", "bob"])
     match_id = first["id"]
     forget_match(engine, match_id)
-    ledger._forget(match_id)
+    ledger.matches.forget(match_id)
     with same_id(match_id), pytest.raises(MatchIdUsed) as refused:
         ledger.create_match("arcomage", {}, turn_limit_ms=None, seats=["mallory", "bob"])
-    assert refused.value.status == 409 and refused.value.code == "match-id-used"
+    assert status_for(refused.value) == 409 and refused.value.code == "match-id-used"
     assert str(refused.value) == (f"match id {match_id!r} was dealt before (the log holds its "
                                   "genesis leaf 0): a match id is never dealt twice")
     # nothing of the refused match was stored: neither its row nor a leaf
@@ -57,7 +58,7 @@ def test_the_unique_index_refuses_a_second_genesis_even_past_the_check(
     second genesis leaf of one id: the partial unique index on log_leaves refuses it."""
     first = ledger.create_match("arcomage", {}, turn_limit_ms=None)
     forget_match(engine, first["id"])
-    ledger._forget(first["id"])
+    ledger.matches.forget(first["id"])
     monkeypatch.setattr("fairdeal.ledger.tlog.genesis_index", lambda _conn, _id: None)
     with same_id(first["id"]), pytest.raises(MatchIdUsed, match="genesis leaf 0"):
         ledger.create_match("arcomage", {}, turn_limit_ms=None)

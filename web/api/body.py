@@ -17,8 +17,9 @@ MAX_DEPTH = 16
 
 
 class BodyTooLarge(LedgerError):
+    """The request body is larger than its route takes (web/api/errors.py answers 413)."""
+
     code = "body-too-large"
-    status = 413
 
 
 def _depth(value: Any, limit: int) -> None:

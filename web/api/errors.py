@@ -8,15 +8,49 @@ from typing import Any
 from flask import Response, jsonify
 from werkzeug.exceptions import HTTPException
 
-from fairdeal.ledger.errors import ConflictError, LedgerError
+from fairdeal.ledger.errors import (
+    BadRequest,
+    ConflictError,
+    Forbidden,
+    LedgerError,
+    MatchNotFound,
+    NotEnded,
+    Refused,
+    Unauthorized,
+)
 
 from .. import faults
 from .blueprint import bp
+from .body import BodyTooLarge
 
 log = logging.getLogger("fairdeal.web.api")
 
 # a database that is away is a 503 with Retry-After, not the catch-all's 500
 faults.init_blueprint(bp)
+
+
+#: the HTTP status of each kind of ledger error, the one place web/ decides it; an error is
+#: answered with the status of the first of its classes (most specific first) found here, and
+#: a LedgerError of no kind listed (the log refusing to sign, say) is the server's fault
+STATUSES: dict[type[LedgerError], int] = {
+    BadRequest: 400,
+    Unauthorized: 401,
+    Forbidden: 403,
+    MatchNotFound: 404,
+    ConflictError: 409,
+    NotEnded: 409,
+    BodyTooLarge: 413,
+    Refused: 422,
+}
+
+
+def status_for(error: LedgerError) -> int:
+    """The HTTP status that answers ``error`` (``STATUSES``; 500 for any other kind)."""
+    for kind in type(error).__mro__:
+        status = STATUSES.get(kind)
+        if status is not None:
+            return status
+    return 500
 
 
 def error_response(status: int, code: str, message: str, **extra: Any) -> Response:
@@ -31,7 +65,7 @@ def _ledger_error(error: LedgerError) -> Response:
     extra: dict[str, Any] = {}
     if isinstance(error, ConflictError) and error.next_seq is not None:
         extra["next_seq"] = error.next_seq
-    return error_response(error.status, error.code, error.message, **extra)
+    return error_response(status_for(error), error.code, error.message, **extra)
 
 
 @bp.errorhandler(HTTPException)

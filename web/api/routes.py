@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Response, current_app, jsonify, request
 
 from fairdeal.ledger.errors import BadRequest
+from fairdeal.ledger.seats import SeatAnswer
 from fairdeal.ledger.service import DEFAULT_TURN_LIMIT_MS, Ledger
 
 from ..queryargs import int_query
@@ -38,7 +37,7 @@ def create_match() -> tuple[Response, int]:
         game, body.get("params") or {},
         turn_limit_ms=body.get("turn_limit_ms", DEFAULT_TURN_LIMIT_MS), seats=seats,
         seed_deadline_ms=body.get("seed_deadline_ms"))
-    return jsonify(created), 201
+    return jsonify(created.to_json()), 201
 
 
 @bp.get("/matches")
@@ -107,12 +106,12 @@ def resign(match_id: str) -> tuple[Response, int]:
     return _played(result)
 
 
-def _played(result: dict[str, Any]) -> tuple[Response, int]:
+def _played(result: SeatAnswer) -> tuple[Response, int]:
     """A write's answer: the stored event and the seat's view after it, with ``next_seq`` and
     ``head`` on top, so a client goes on to its next move without a GET."""
-    view = result["view"]
-    replayed = bool(result.get("replayed", False))
-    payload = {"event": result["event"], "receipt": result["receipt"], "replayed": replayed,
+    view = result.view
+    replayed = bool(result.replayed)
+    payload = {"event": result.event, "receipt": result.receipt, "replayed": replayed,
                "next_seq": view["next_seq"], "head": view["head"], "view": view}
     return jsonify(payload), 200 if replayed else 201
 

@@ -195,7 +195,7 @@ def live_match(ledger: Ledger, name: str, seed: int) -> Iterator[tuple[str, list
         view = ledger.spectator_view(match_id)
         if view["status"] != "playing":
             return
-        state = ledger._live(match_id).recorder.state  # the test plays both seats
+        state = ledger.matches.get(match_id).recorder.state  # the test plays both seats
         yield match_id, tokens, state
         seat = game.current_seat(state)
         ledger.play(match_id, tokens[seat], game.action_to_json(bot.choose(state, rng)),

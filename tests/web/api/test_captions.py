@@ -27,7 +27,7 @@ def test_a_caption_is_the_same_whatever_is_hidden(ledger: Ledger, hidden: Any, n
     game = get_game(name)
     expected: dict[int, str] = {}
     for match_id, _tokens, state in hidden.live_match(ledger, name, seed=seed):
-        recorder = ledger._live(match_id).recorder
+        recorder = ledger.matches.get(match_id).recorder
         move_seq = recorder.next_seq
         # the move about to be played: the test learns it from the next stored event
         expected[move_seq] = state

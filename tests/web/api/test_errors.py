@@ -166,3 +166,21 @@ def test_resign_ends_reveals_and_seals(client, driver, started) -> None:
     events = driver.call("GET", f"/matches/{match_id}/events")["events"]
     assert [event["type"] for event in events[-2:]] == ["resign", "reveal"]
     assert client.get(f"/api/v1/matches/{match_id}/bundle").status_code == 200
+
+
+def test_each_kind_of_ledger_error_has_its_status_in_the_one_table() -> None:
+    """The ledger's errors carry no HTTP status: web/api/errors.py's table alone says it, a
+    subclass by its nearest listed class, and a kind it does not list is a 500."""
+    from fairdeal.ledger import errors
+    from fairdeal.ledger.tlog import LogError, MatchIdUsed
+    from fairdeal.web.api.body import BodyTooLarge
+    from fairdeal.web.api.errors import status_for
+
+    expected = {errors.BadRequest: 400, errors.Unauthorized: 401, errors.Forbidden: 403,
+                errors.MatchNotFound: 404, errors.ConflictError: 409, errors.NotEnded: 409,
+                errors.Refused: 422, errors.LedgerError: 500, BodyTooLarge: 413,
+                LogError: 500}
+    for kind, status in expected.items():
+        assert status_for(kind("why")) == status, kind
+        assert not hasattr(kind("why"), "status"), kind
+    assert status_for(MatchIdUsed("0123456789abcdef", 3)) == 409

@@ -33,7 +33,7 @@ def test_the_spectator_board_shows_nothing_hidden(ledger: Ledger, hidden: Any,
     game = get_game(name)
     drawn = 0
     for match_id, tokens, state in hidden.live_match(ledger, name, seed=3):
-        seed = ledger._live(match_id).row["server_seed"]
+        seed = ledger.matches.get(match_id).row["server_seed"]
         board = ledger.spectator_svg(match_id)
         assert board is not None and board.startswith("<svg") and seed not in board
         # the same drawing for a state whose hands, reserves and draw pile differ

@@ -24,7 +24,7 @@ from click.testing import CliRunner
 from fairdeal.audit import Filters, audit_bundles
 from fairdeal.audit.report import build_report
 from fairdeal.cli.main import cli
-from fairdeal.ledger import service
+from fairdeal.ledger import creating
 from fairdeal.web.app import create_app
 
 from ...audit.conftest import SERVER_KEY as ATTACKER_KEY
@@ -46,7 +46,7 @@ def _mallory_moves_first(bundle: dict[str, Any]) -> bool:
 def attacked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     """The honest server's app over a real SQLite data dir, after the attacker's import."""
     # the honest server's seeds from a fixed source: the honest figures are reproducible
-    monkeypatch.setattr(service.secrets, "token_bytes", random.Random(5).randbytes)
+    monkeypatch.setattr(creating.secrets, "token_bytes", random.Random(5).randbytes)
     app = create_app({"FAIRDEAL_DATA_DIR": str(tmp_path), "FAIRDEAL_SWEEPER": False,
                       "TESTING": True})
     ledger = app.extensions["fairdeal.ledger"]

@@ -279,7 +279,7 @@ def test_watch_a_live_match(page: Any, ledger_server: tuple[str, Any]) -> None:
     game, bot, rng = get_game("arcomage"), get_bots("arcomage")["greedy"], random.Random(3)
 
     def move(index: int) -> None:
-        state = ledger._live(match_id).recorder.state
+        state = ledger.matches.get(match_id).recorder.state
         seat = game.current_seat(state)
         ledger.play(match_id, tokens[seat], game.action_to_json(bot.choose(state, rng)),
                     expected_seq=ledger.view(match_id, None)["next_seq"],

@@ -38,7 +38,7 @@ def _play_some(ledger: Any, moves: int) -> str:
     rng = random.Random(5)
     for index in range(moves):
         view = ledger.view(match_id, None)
-        recorder = ledger._live(match_id).recorder  # the test plays both seats
+        recorder = ledger.matches.get(match_id).recorder  # the test plays both seats
         state = recorder.state
         seat = game.current_seat(state)
         action = game.action_to_json(bot.choose(state, rng))
@@ -77,7 +77,7 @@ def test_live_match_over_the_ledger_shows_public_state_only(ledger_app: Any) -> 
     assert 'id="public-state"' in page and "tower" in page
     assert "&lt;b&gt;ann&lt;/b&gt;" in page and "<b>ann</b>" not in page
     # the hidden hands never reach the page
-    state = ledger._live(match_id).recorder.state
+    state = ledger.matches.get(match_id).recorder.state
     full = get_game("arcomage").state_to_json(state)
     assert str(full["players"][0]["hand"]) not in page
     live = client.get(f"/m/{match_id}/live.json").get_json()
@@ -114,7 +114,7 @@ def test_a_match_sealed_here_shows_this_servers_key(ledger_app: Any) -> None:
     game = get_game("arcomage")
     bot = get_bots("arcomage")["greedy"]
     rng = random.Random(9)
-    live = ledger._live(match_id)
+    live = ledger.matches.get(match_id)
     for index in range(3_000):
         if ledger.bundle_bytes(match_id) is not None:
             break
