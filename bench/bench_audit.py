@@ -155,13 +155,24 @@ def main() -> None:
     print(f"two-tower duel (random,greedy): {len(files)} distinct matches, {events} events "
           f"({events / len(files):.1f} per match), medians of {args.runs} runs; the machine "
           "is shared and loaded, so compare the same-run ratios")
+    ours = against_chess(files, events, args.runs)
+    print_floor(files, events, args.runs, ours)
+    audit_shares(files, args.runs)
+    audit_rates(files, args.runs)
+    if args.big:
+        audit_big(files, args.big)
 
-    # verification against python-chess, interleaved so both see the same load
+
+def against_chess(files: list[tuple[str, bytes]], events: int,
+                  runs: int) -> tuple[float, float]:
+    """Verification against python-chess, interleaved so both see the same load; prints the
+    rates and their ratio, returns the medians (ours in events, theirs in plies, per
+    CPU-second)."""
     games = chess_games(200)
     plies = chess_replay(games)
     # CPU time of this process: on a shared machine the wall clock mostly measures the others
     ratios, ours, theirs = [], [], []
-    for _ in range(args.runs):
+    for _ in range(runs):
         start = time.process_time()
         for _, data in files:
             verify_bytes(data)
@@ -176,10 +187,15 @@ def main() -> None:
           f"PGN replay with legality: {statistics.median(theirs):,.0f} plies per CPU-second "
           f"({len(games)} random games, {plies} plies); ratio {statistics.median(ratios):.2f} "
           f"(median; runs {', '.join(f'{r:.2f}' for r in ratios)})")
+    return statistics.median(ours), statistics.median(theirs)
 
-    # the floor: what even a verifier doing nothing but the essentials would spend
-    parts = floor(files, args.runs)
-    plies_per_s = statistics.median(theirs)
+
+def print_floor(files: list[tuple[str, bytes]], events: int, runs: int,
+                rates: tuple[float, float]) -> None:
+    """The floor: what even a verifier doing nothing but the essentials would spend, against
+    verification as a whole and python-chess (``rates``: against_chess's medians)."""
+    ours, plies_per_s = rates
+    parts = floor(files, runs)
     whole_s = sum(parts.values())
     per_match = ", ".join(f"{name} {1e6 * seconds / len(files):.0f}" for name, seconds
                           in parts.items())
@@ -187,13 +203,15 @@ def main() -> None:
     print(f"  the floor, per match in µs of CPU: {per_match}; together "
           f"{1e6 * whole_s / len(files):.0f} µs = {floor_rate:,.0f} events/s, so at most "
           f"{floor_rate / plies_per_s:.2f}x python-chess with no other check at all; "
-          f"verification as a whole: {1e6 * events / statistics.median(ours) / len(files):.0f} "
+          f"verification as a whole: {1e6 * events / ours / len(files):.0f} "
           "µs per match")
 
-    # where the audit's time goes
+
+def audit_shares(files: list[tuple[str, bytes]], runs: int) -> None:
+    """Where the audit's time goes: parsing, verification, deriving the deals, statistics."""
     bundles = [Bundle.from_bytes(data) for _, data in files]
-    parse_s = timed(lambda: [Bundle.from_bytes(data) for _, data in files], args.runs)
-    verify_s = timed(lambda: [verify_replayed(bundle) for bundle in bundles], args.runs)
+    parse_s = timed(lambda: [Bundle.from_bytes(data) for _, data in files], runs)
+    verify_s = timed(lambda: [verify_replayed(bundle) for bundle in bundles], runs)
     # the audit reads each deal off the replayer that verified the match (audit.run.examine)
     replayers: list[MatchReplayer | None] = [verify_replayed(bundle)[1] for bundle in bundles]
 
@@ -205,44 +223,48 @@ def main() -> None:
                 tally.add(facts, bundle.genesis["ts"])
         return tally
 
-    derive_s = timed(derive, args.runs)
+    derive_s = timed(derive, runs)
     tally = derive()
-    stats_s = timed(lambda: run_tests(tally), args.runs)
+    stats_s = timed(lambda: run_tests(tally), runs)
     whole = parse_s + verify_s + derive_s + stats_s
     print(f"  share of the audit's time: parsing {100 * parse_s / whole:.0f}%, verification "
           f"{100 * verify_s / whole:.0f}%, deriving and counting the deals "
           f"{100 * derive_s / whole:.0f}%, statistics {100 * stats_s / whole:.0f}% "
           f"(the statistics run once, on the merged counts, whatever the number of matches)")
 
-    # matches audited per second, 1 and 2 workers: wall time, and the CPU time of this
-    # process and its workers (on a machine shared with others, the wall time mostly measures
-    # the others; the CPU time says what the audit itself costs)
+
+def audit_rates(files: list[tuple[str, bytes]], runs: int) -> None:
+    """Matches audited per second, 1 and 2 workers: wall time, and the CPU time of this
+    process and its workers (on a machine shared with others, the wall time mostly measures
+    the others; the CPU time says what the audit itself costs)."""
     for workers in (1, 2):
         walls, cpus = [], []
-        for _ in range(args.runs):
+        for _ in range(runs):
             before, start = os.times(), time.perf_counter()
             audit_bundles(files, workers=workers, chunk=100)
             walls.append(time.perf_counter() - start)
             cpus.append(_cpu(os.times()) - _cpu(before))
         wall, cpu = statistics.median(walls), statistics.median(cpus)
         print(f"  audit with {workers} worker(s): {len(files) / wall:,.0f} matches/s wall, "
-              f"{len(files) / cpu:,.0f} matches per CPU-second (median of {args.runs})")
+              f"{len(files) / cpu:,.0f} matches per CPU-second (median of {runs})")
 
-    if args.big:
-        def feed() -> Iterator[tuple[str, bytes]]:
-            return islice(cycle(files), args.big)
 
-        before, start = os.times(), time.perf_counter()
-        big = audit_bundles(feed(), workers=2)
-        seconds = time.perf_counter() - start
-        cpu = _cpu(os.times()) - _cpu(before)
-        verdicts = [r.verdict for r in run_tests(big)]
-        print(f"  {args.big:,} matches as a generator, 2 workers: {seconds:.1f} s "
-              f"({args.big / seconds:,.0f} matches/s; aim: under 45 s); {big.matches:,} "
-              f"counted, {len(big.failures)} failed; {cpu:.1f} CPU-seconds in all, so "
-              f"{cpu / 2:.1f} s on two otherwise idle cores")
-        # the cycled corpus repeats each deal: the statistics are not meaningful here
-        _ = verdicts
+def audit_big(files: list[tuple[str, bytes]], big: int) -> None:
+    """The audit of ``big`` matches fed as a generator to 2 workers, cycling the corpus."""
+    def feed() -> Iterator[tuple[str, bytes]]:
+        return islice(cycle(files), big)
+
+    before, start = os.times(), time.perf_counter()
+    audited = audit_bundles(feed(), workers=2)
+    seconds = time.perf_counter() - start
+    cpu = _cpu(os.times()) - _cpu(before)
+    verdicts = [r.verdict for r in run_tests(audited)]
+    print(f"  {big:,} matches as a generator, 2 workers: {seconds:.1f} s "
+          f"({big / seconds:,.0f} matches/s; aim: under 45 s); {audited.matches:,} "
+          f"counted, {len(audited.failures)} failed; {cpu:.1f} CPU-seconds in all, so "
+          f"{cpu / 2:.1f} s on two otherwise idle cores")
+    # the cycled corpus repeats each deal: the statistics are not meaningful here
+    _ = verdicts
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from fairdeal.ledger.client import ApiClient
 from fairdeal.ledger.keys import load_or_create_server_key
 from fairdeal.ledger.service import Ledger
 from fairdeal.ledger.store import EventStore, open_engine
+from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.verify import verify_bytes
 
 BIN = Path(sys.executable).parent
@@ -96,6 +97,34 @@ def run(backend: str, seconds: float, concurrency: int, workers: int, threads: i
     """One load run; ``server_path`` serves another checkout's code (a folder holding
     ``fairdeal/`` with its layers: the anchor), with the same bots and the same checks."""
     folder = Path(tempfile.mkdtemp(prefix="fairdeal-load-"))
+    env, url, schema = _server_env(folder, backend, pg_url, server_path)
+    key = load_or_create_server_key(folder)
+    port = free_port()
+    log = (folder / "server.log").open("wb")
+    server = subprocess.Popen(server_command(server_name, port, workers, threads), env=env,
+                              stdout=log, stderr=log)
+    try:
+        played, cpu = _play(port, server.pid, seconds, concurrency, profile)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+    label = f"{server_name}, {backend}" + (" (anchor)" if server_path else "")
+    result = _result(label, played, cpu)
+    try:
+        verified, failed = _verify_all(url, key)
+    finally:
+        if schema is not None and pg_url is not None:
+            drop_pg_schema(pg_url, schema)
+        shutil.rmtree(folder, ignore_errors=True)
+    result.update(verified=verified, failed=failed)
+    return result
+
+
+def _server_env(folder: Path, backend: str, pg_url: str | None,
+                server_path: str | None) -> tuple[dict[str, str], str, str | None]:
+    """The server's environment, its database URL, and the PostgreSQL schema made for the
+    run (None on SQLite): a fresh data folder and database each run, rate limits off."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}
     env["FAIRDEAL_DATA_DIR"] = str(folder)
@@ -110,51 +139,57 @@ def run(backend: str, seconds: float, concurrency: int, workers: int, threads: i
         open_engine(pg_url, pg_schema=schema).dispose()
         url = pg_url + ("&" if "?" in pg_url else "?") + f"options=-csearch_path%3D{schema}"
         env["FAIRDEAL_DATABASE_URL"] = url
-    key = load_or_create_server_key(folder)
-    port = free_port()
-    log = (folder / "server.log").open("wb")
-    server = subprocess.Popen(server_command(server_name, port, workers, threads), env=env,
-                              stdout=log, stderr=log)
+    return env, url, schema
+
+
+def _play(port: int, server_pid: int, seconds: float, concurrency: int,
+          profile: Path | None) -> tuple[subprocess.CompletedProcess[str], dict[str, float]]:
+    """`fairdeal play` against the server once it is up (with a py-spy profile of one worker
+    if asked), and the CPU seconds the server, the bots and PostgreSQL spent meanwhile."""
+    client = ApiClient(f"http://127.0.0.1:{port}", timeout=2)
+    client.wait_until_up(20)
+    server_before, bots_before = _tree_cpu(server_pid), _children_cpu()
+    database_before = _postgres_cpu()
     spy = None
-    bots_cpu = server_cpu = database_cpu = 0.0
-    try:
-        client = ApiClient(f"http://127.0.0.1:{port}", timeout=2)
-        client.wait_until_up(20)
-        server_before, bots_before = _tree_cpu(server.pid), _children_cpu()
-        database_before = _postgres_cpu()
-        if profile is not None and (BIN / "py-spy").exists():
-            worker_pid = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True,
-                                        text=True).stdout.split()[0]
-            spy = subprocess.Popen([str(BIN / "py-spy"), "record", "--pid", worker_pid,
-                                    "--duration", str(int(min(seconds, 30))), "--format", "raw",
-                                    "--output", str(profile), "--nonblocking"],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        played = subprocess.run([str(BIN / "fairdeal"), "play", "--server",
-                                 f"http://127.0.0.1:{port}", "--game", "arcomage", "-n",
-                                 "1000000", "-c", str(concurrency), "--duration", str(seconds),
-                                 "--turn-limit", "600", "--seed", "7"],
-                                capture_output=True, text=True, timeout=seconds + 600)
-        bots_cpu = _children_cpu() - bots_before
-        server_cpu = _tree_cpu(server.pid) - server_before
-        database_cpu = _postgres_cpu() - database_before
-        if spy is not None:
-            spy.wait(timeout=120)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-        log.close()
+    if profile is not None and (BIN / "py-spy").exists():
+        worker_pid = subprocess.run(["pgrep", "-P", str(server_pid)], capture_output=True,
+                                    text=True).stdout.split()[0]
+        spy = subprocess.Popen([str(BIN / "py-spy"), "record", "--pid", worker_pid,
+                                "--duration", str(int(min(seconds, 30))), "--format", "raw",
+                                "--output", str(profile), "--nonblocking"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    played = subprocess.run([str(BIN / "fairdeal"), "play", "--server",
+                             f"http://127.0.0.1:{port}", "--game", "arcomage", "-n",
+                             "1000000", "-c", str(concurrency), "--duration", str(seconds),
+                             "--turn-limit", "600", "--seed", "7"],
+                            capture_output=True, text=True, timeout=seconds + 600)
+    cpu = {"bots": _children_cpu() - bots_before,
+           "server": _tree_cpu(server_pid) - server_before,
+           "database": _postgres_cpu() - database_before}
+    if spy is not None:
+        spy.wait(timeout=120)
+    return played, cpu
+
+
+def _result(label: str, played: subprocess.CompletedProcess[str],
+            cpu: dict[str, float]) -> dict[str, Any]:
+    """The run's row: what `fairdeal play` reported, and the CPU milliseconds per move."""
     found = _STATS.search(played.stdout)
-    label = f"{server_name}, {backend}" + (" (anchor)" if server_path else "")
     result: dict[str, Any] = {"backend": label, "exit": played.returncode,
                               "stderr": played.stderr[-500:]}
     if found:
         matches, moves, took, rate, conflicts, p50, p99 = found.groups()
         result.update(matches=int(matches), moves=int(moves), seconds=float(took),
                       moves_per_s=int(rate), conflicts=int(conflicts), p50_ms=float(p50),
-                      p99_ms=float(p99), server_ms=1000 * server_cpu / max(1, int(moves)),
-                      bots_ms=1000 * bots_cpu / max(1, int(moves)),
-                      database_ms=1000 * database_cpu / max(1, int(moves)))
-    # every chain verifies: each sealed match's bundle, with the pinned server key
+                      p99_ms=float(p99), server_ms=1000 * cpu["server"] / max(1, int(moves)),
+                      bots_ms=1000 * cpu["bots"] / max(1, int(moves)),
+                      database_ms=1000 * cpu["database"] / max(1, int(moves)))
+    return result
+
+
+def _verify_all(url: str, key: SigningKey) -> tuple[int, int]:
+    """Every chain verifies: each sealed match's bundle, with the pinned server key; how many
+    did and how many did not."""
     engine = open_engine(url)
     ledger = Ledger(EventStore(engine), key)
     verified = failed = 0
@@ -168,11 +203,7 @@ def run(backend: str, seconds: float, concurrency: int, workers: int, threads: i
             failed += not report.ok
     finally:
         engine.dispose()
-        if schema is not None and pg_url is not None:
-            drop_pg_schema(pg_url, schema)
-        shutil.rmtree(folder, ignore_errors=True)
-    result.update(verified=verified, failed=failed)
-    return result
+    return verified, failed
 
 
 def main() -> None:

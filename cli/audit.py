@@ -101,14 +101,37 @@ def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str |
     Exit status 0 when every test passes and every bundle verifies, 1 otherwise, 2 for a
     usage error.
     """
-    from fairdeal.audit import Filters, audit_bundles
-
     pinned = tuple(dict.fromkeys(str(checked_key(key, "--trusted-key")) for key in trusted_keys))
     ledger = None
     if not sources:
         ledger = open_ledger(obj)
     own = ledger.server_key.public_text if ledger is not None else None
-    signers = frozenset(pinned) | ({own} if own else set())
+    filters = _filters(game, board, deck, since, until, player,
+                       frozenset(pinned) | ({own} if own else set()), include_imported)
+    if workers > 1 and dask_address:
+        raise click.UsageError("--workers and --dask exclude each other")
+    tally, where = _tally(obj, ledger, sources, filters, workers, dask_address, quiet)
+    report = _report(tally, filters, where, own, pinned, include_imported)
+    if html_file:
+        from fairdeal.audit.html import render_html
+
+        write_file(html_file, render_html(report))
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    else:
+        for line in report.text_lines(verbose):
+            click.echo(line)
+    if not (tally.matches or tally.failures or tally.apart or tally.by_key):
+        click.echo("nothing to audit: no bundle passed the filters", err=True)
+    sys.exit(1 if report.exit_code or report.bundle_failures else 0)
+
+
+def _filters(game: str | None, board: str | None, deck: str | None, since: str | None,
+             until: str | None, player: str | None, signers: frozenset[str],
+             include_imported: bool) -> Any:
+    """The audit's filters from the options, checked (a usage error names the bad one)."""
+    from fairdeal.audit import Filters
+
     filters = Filters(game=game.lower() if game else None, board=board, deck=deck,
                       since=_date_ms(since, "--since"), until=_date_ms(until, "--until"),
                       player=player, signers=signers,
@@ -118,8 +141,15 @@ def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str |
         filters.check()
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    if workers > 1 and dask_address:
-        raise click.UsageError("--workers and --dask exclude each other")
+    return filters
+
+
+def _tally(obj: Context, ledger: Any, sources: tuple[str, ...], filters: Any, workers: int,
+           dask_address: str | None, quiet: bool) -> tuple[Any, str]:
+    """The tally of the bundle files named, or of the ledger's sealed matches (with the seats'
+    matches created and never sealed), behind a progress bar; and where they came from."""
+    from fairdeal.audit import audit_bundles
+
     if ledger is None:
         files = bundle_files(sources)
         items: Any = _read_files(files)
@@ -144,19 +174,7 @@ def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str |
         for name, (created, unsealed) in ledger.seat_counts().items():
             if filters.player in (None, name):
                 tally.count_unsealed(name, created, unsealed)
-    report = _report(tally, filters, where, own, pinned, include_imported)
-    if html_file:
-        from fairdeal.audit.html import render_html
-
-        write_file(html_file, render_html(report))
-    if as_json:
-        click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
-    else:
-        for line in report.text_lines(verbose):
-            click.echo(line)
-    if not (tally.matches or tally.failures or tally.apart or tally.by_key):
-        click.echo("nothing to audit: no bundle passed the filters", err=True)
-    sys.exit(1 if report.exit_code or report.bundle_failures else 0)
+    return tally, where
 
 
 def _report(tally: Any, filters: Any, where: str, own: str | None, pinned: tuple[str, ...],

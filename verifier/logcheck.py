@@ -63,15 +63,33 @@ def check_log(bundle: Bundle, hashes: list[str], server_public: bytes,
     checkpoint must carry. Raises VerificationError("log").
     """
     assert bundle.log is not None
-    last = len(bundle.events) - 1
-    leaves = {"genesis": genesis_leaf(bundle.genesis), "seal": b""}
-    missing = [kind for kind in leaves if kind not in bundle.log]
+    # (1), (2) one checkpoint, signed by the key that sealed the match
+    proofs, note_text = _proofs(bundle)
+    checkpoint = read_checkpoint(note_text, server_public)
+    # (3) each leaf, rebuilt from the events, is in the tree
+    formats = _check_leaves(bundle, hashes, proofs, checkpoint)
+    detail = (f"genesis leaf {proofs['genesis'].index} and seal leaf {proofs['seal'].index}"
+              f"{formats} in {checkpoint.describe()}, signed by key {key_id(server_public)}")
+    # (4) against the checkpoint the user trusts
+    if trusted is not None:
+        _check_trusted(bundle, checkpoint, read_checkpoint(trusted, server_public,
+                                                           checkpoint.origin))
+        detail += "; the trusted checkpoint is the same tree"
+    # (5) the witnesses the user named cosigned that very checkpoint
+    if witnesses is not None:
+        detail += "; " + _check_witnesses(bundle, note_text, witnesses)
+    return detail
+
+
+def _proofs(bundle: Bundle) -> tuple[dict[str, TlogProof], str]:
+    """The genesis and seal proofs, parsed, and the one checkpoint note they are against."""
+    assert bundle.log is not None
+    missing = [kind for kind in _LEAVES if kind not in bundle.log]
     if missing:
         raise VerificationError("log", f"the bundle carries no inclusion proof of its "
                                 f"{missing[0]} leaf")
-    # (1), (2) one checkpoint, signed by the key that sealed the match
     proofs = {}
-    for kind in leaves:
+    for kind in _LEAVES:
         try:
             proofs[kind] = TlogProof.from_text(bundle.log[kind])
         except CheckpointError as e:
@@ -80,12 +98,18 @@ def check_log(bundle: Bundle, hashes: list[str], server_public: bytes,
     if len(notes) != 1:
         raise VerificationError("log", "the genesis and seal proofs are against different "
                                 "checkpoints")
-    note_text = notes.pop()
-    checkpoint = read_checkpoint(note_text, server_public)
-    # (3) each leaf, rebuilt from the events, is in the tree; the seal names the genesis leaf
-    # the genesis proof is of (format 2), or names none (format 1, the older seals)
+    return proofs, notes.pop()
+
+
+def _check_leaves(bundle: Bundle, hashes: list[str], proofs: dict[str, TlogProof],
+                  checkpoint: Checkpoint) -> str:
+    """(3): each leaf, rebuilt from the events, is in the checkpointed tree, the genesis
+    first. The seal names the genesis leaf the genesis proof is of (format 2), or names none
+    (format 1, the older seals): returns the report's words for a format-1 seal, else ""."""
+    last = len(bundle.events) - 1
     first = proofs["genesis"].index
-    leaves["seal"] = seal_leaf(bundle.match_id, last, hashes[-1], first)
+    leaves = {"genesis": genesis_leaf(bundle.genesis),
+              "seal": seal_leaf(bundle.match_id, last, hashes[-1], first)}
     old_seal = seal_leaf(bundle.match_id, last, hashes[-1])
     formats = ""
     for kind, proof in proofs.items():
@@ -109,33 +133,37 @@ def check_log(bundle: Bundle, hashes: list[str], server_public: bytes,
                                     f"the checkpointed tree: {e}") from None
     if proofs["genesis"].index >= proofs["seal"].index:
         raise VerificationError("log", "the seal leaf comes before the genesis leaf")
-    detail = (f"genesis leaf {proofs['genesis'].index} and seal leaf {proofs['seal'].index}"
-              f"{formats} in {checkpoint.describe()}, signed by key {key_id(server_public)}")
-    # (4) against the checkpoint the user trusts
-    if trusted is not None:
-        mine = read_checkpoint(trusted, server_public, checkpoint.origin)
-        if mine.size != checkpoint.size:
-            raise VerificationError(
-                "log", f"the bundle's proofs are against tree size {checkpoint.size}, the "
-                f"trusted checkpoint has size {mine.size}: re-export the bundle against it "
-                f"(fairdeal export {bundle.match_id} --log-size {mine.size}, or GET "
-                f"/api/v1/matches/{bundle.match_id}/bundle?log_size={mine.size}) or check it "
-                "online with `fairdeal log monitor`")
-        if mine.root != checkpoint.root:
-            raise VerificationError(
-                "log", f"the log forked: the trusted checkpoint ({mine.describe()}) and the "
-                f"bundle's ({checkpoint.describe()}) have one size and different roots")
-        detail += "; the trusted checkpoint is the same tree"
-    # (5) the witnesses the user named cosigned that very checkpoint
-    if witnesses is not None:
-        try:
-            detail += "; " + witnesses.check(Note.parse(note_text))
-        except WitnessError as e:
-            hint = "" if e.forged else (
-                f" (re-export the bundle against a checkpoint they cosigned: fairdeal export "
-                f"{bundle.match_id} --log-size N, or ?log_size=N)")
-            raise VerificationError("log", f"{e}{hint}") from None
-    return detail
+    return formats
+
+
+def _check_trusted(bundle: Bundle, checkpoint: Checkpoint, mine: Checkpoint) -> None:
+    """(4): the proofs' checkpoint is the very tree of the one the user trusts."""
+    if mine.size != checkpoint.size:
+        raise VerificationError(
+            "log", f"the bundle's proofs are against tree size {checkpoint.size}, the "
+            f"trusted checkpoint has size {mine.size}: re-export the bundle against it "
+            f"(fairdeal export {bundle.match_id} --log-size {mine.size}, or GET "
+            f"/api/v1/matches/{bundle.match_id}/bundle?log_size={mine.size}) or check it "
+            "online with `fairdeal log monitor`")
+    if mine.root != checkpoint.root:
+        raise VerificationError(
+            "log", f"the log forked: the trusted checkpoint ({mine.describe()}) and the "
+            f"bundle's ({checkpoint.describe()}) have one size and different roots")
+
+
+def _check_witnesses(bundle: Bundle, note_text: str, witnesses: WitnessPolicy) -> str:
+    """(5): the witnesses' cosignatures on the proofs' checkpoint; their detail words."""
+    try:
+        return witnesses.check(Note.parse(note_text))
+    except WitnessError as e:
+        hint = "" if e.forged else (
+            f" (re-export the bundle against a checkpoint they cosigned: fairdeal export "
+            f"{bundle.match_id} --log-size N, or ?log_size=N)")
+        raise VerificationError("log", f"{e}{hint}") from None
+
+
+#: the two leaves a bundle's log proves, in the order they are checked
+_LEAVES = ("genesis", "seal")
 
 
 class LogForked(FairdealError):

@@ -14,20 +14,9 @@ from typing import Any
 from fairdeal.games import Game, Outcome, RulesError, TurnTimer, get_rules
 
 from .influence import SeatSeed, deal_influence
-from .keys import key_id, parse_public_key, verify_signature
-from .protocol import (
-    EVENT_TYPES,
-    MIN_SEATING_MS,
-    PLAY_TYPES,
-    PROTOCOL_V1,
-    client_commitment,
-    deal_seed,
-    ply_stream,
-    rules_hash,
-    setup_stream,
-    signed_message,
-)
+from .protocol import EVENT_TYPES, PLAY_TYPES, deal_seed, ply_stream, rules_hash, setup_stream
 from .report import VerificationError
+from .seating import SEATING_TYPES, Seating
 
 __all__ = ["MatchReplayer", "Step", "load_game", "replay_steps"]
 
@@ -86,15 +75,14 @@ class MatchReplayer:
     without it (a spectator before the reveal) only the protocol checks run and ``state`` stays
     None. With ``keep_states`` the state after every event is kept, so a viewer can step back.
     ``seat_pins`` maps a seat index to the Ed25519 key its player is known to hold: a pin is a
-    requirement (docs/SPEC.md §9). The match must show that seat registering exactly that key
-    before its first seed event, and every seed event, move and resignation of the seat must
-    carry its valid signature; the server may declare its seed expired only once the key is
-    registered. The first event that breaks this fails ``seat-signatures``.
+    requirement (docs/SPEC.md §9, verifier/seating.py).
 
     The lifecycle (docs/SPEC.md §4, §6) is enforced for every event type: the genesis first;
     then, per seat, its key and its seed events; the commitments (fairdeal/2) before any seed is
     revealed; play only once every seed is fixed; nothing but the one reveal after the end, and
-    nothing after the reveal.
+    nothing after the reveal. The seating phase — keys, pins, seeds, their deadlines and the
+    seats' signatures — is its `Seating` (``seating``); the replayer deals once the seating is
+    complete, then checks the plays, their deadlines and the result.
     """
 
     def __init__(
@@ -107,8 +95,9 @@ class MatchReplayer:
     ) -> None:
         self.genesis = genesis
         self.protocol: str = genesis["protocol"]
-        self.v2 = self.protocol != PROTOCOL_V1
         self.game = load_game(genesis)
+        self.seating = Seating(genesis, self.game)
+        self.v2 = self.seating.v2
         self.server_seed = server_seed
         self.seats = len(genesis["seats"])
         self.timer = turn_timer(self.game, genesis)
@@ -116,17 +105,7 @@ class MatchReplayer:
         #: under a per-turn timer: whose turn the last play was in, and when that turn began
         self.turn_seat: int | None = None
         self.turn_began_ts: int = genesis["ts"]
-        self.seating_ms: int | None = genesis.get("seating_ms")
-        self.client_seeds: list[str | None] = [None] * self.seats
-        #: the seat's seed is fixed: committed, sent, declined or expired
-        self.seeded = [False] * self.seats
-        self.seat_keys: list[bytes | None] = [None] * self.seats
-        self.seat_seeds = [SeatSeed() for _ in range(self.seats)]
-        self.commitments: list[str | None] = [None] * self.seats
-        self.seat_pins: dict[int, bytes] = {}
         self.pin(seat_pins or {})
-        #: fairdeal/2: when every seat's seed was fixed (the reveals' deadline counts from it)
-        self.commits_closed_ts: int | None = None
         self.deal: bytes | None = None
         self.started = False
         self.ended = False
@@ -143,31 +122,75 @@ class MatchReplayer:
 
     def pin(self, seat_pins: Mapping[int, bytes]) -> None:
         """Pin players' keys by seat index, before any event is fed."""
-        self.seat_pins.update(seat_pins)
-        for seat in seat_pins:
-            self.seat_seeds[seat].pinned = True
+        self.seating.pin(seat_pins)
 
     def check_genesis(self) -> None:
         """What the genesis alone decides, for a verifier (the ledger replays matches it made
         itself and skips this): a pin needs a protocol whose seeds are signed, and a
         fairdeal/2 seating window is at least MIN_SEATING_MS. Call after ``pin``, before any
         event is fed; raises VerificationError at event 0."""
-        if self.seat_pins and not self.v2:
-            raise VerificationError(
-                "seat-signatures", f"{self._pinned_words()} pinned, but this is a version 1 "
-                "bundle (fairdeal/1): version 1 had no signed seeds, so the seeds could be "
-                "anyone's, the server's included, and nothing in it can be shown to be the "
-                "pinned player's. Pins apply to fairdeal/2 bundles only", 0)
-        if self.v2 and self.seating_ms is not None and self.seating_ms < MIN_SEATING_MS:
-            raise VerificationError(
-                "timers", f"the seating window is {self.seating_ms} ms, shorter than the "
-                f"protocol's minimum of {MIN_SEATING_MS} ms: a window no player can meet lets "
-                "the server declare every seat's seed expired and choose the deal itself", 0)
+        self.seating.check_genesis()
 
-    def _pinned_words(self) -> str:
-        names = [f"seat {self.game.seat_names[seat]}" for seat in sorted(self.seat_pins)]
-        verb = "is" if len(names) == 1 else "are"
-        return f"{' and '.join(names)} {verb}"
+    # --- the seating, as the seating has it ---------------------------------------------------
+
+    @property
+    def seating_ms(self) -> int | None:
+        """fairdeal/2: how long the seats have to fix their seeds (the genesis says)."""
+        return self.seating.seating_ms
+
+    @property
+    def client_seeds(self) -> list[str | None]:
+        """Each seat's client seed once known (None: declined, expired, or not yet shown)."""
+        return self.seating.client_seeds
+
+    @property
+    def seeded(self) -> list[bool]:
+        """Whether each seat's seed is fixed: committed, sent, declined or expired."""
+        return self.seating.seeded
+
+    @property
+    def seat_keys(self) -> list[bytes | None]:
+        """The Ed25519 key each seat registered, if it did."""
+        return self.seating.seat_keys
+
+    @property
+    def seat_seeds(self) -> list[SeatSeed]:
+        """What each seat did about its seed (verifier.influence)."""
+        return self.seating.seat_seeds
+
+    @property
+    def commitments(self) -> list[str | None]:
+        """fairdeal/2: each seat's seed commitment, once made."""
+        return self.seating.commitments
+
+    @property
+    def seat_pins(self) -> dict[int, bytes]:
+        """The players' keys pinned by seat index."""
+        return self.seating.seat_pins
+
+    @property
+    def commits_closed_ts(self) -> int | None:
+        """fairdeal/2: when every seat's seed was fixed (the reveals' deadline counts from it)."""
+        return self.seating.commits_closed_ts
+
+    @property
+    def seating_deadline(self) -> int | None:
+        """fairdeal/2: until when seats may commit (or send, or decline) their seeds."""
+        return self.seating.seating_deadline
+
+    @property
+    def reveal_deadline(self) -> int | None:
+        """fairdeal/2: until when committed seats may reveal (None before every seed is fixed)."""
+        return self.seating.reveal_deadline
+
+    @property
+    def revealing(self) -> bool:
+        """fairdeal/2: every seed is fixed, and some committed seat has yet to reveal."""
+        return (self.commits_closed_ts is not None and not self.started and not self.ended
+                and any(seed.how == "committed" for seed in self.seat_seeds))
+
+    def seat_name(self, seat: int) -> str:
+        return self.seating.seat_name(seat)
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -179,86 +202,14 @@ class MatchReplayer:
                 event["seq"])
         return seat
 
-    def seat_name(self, seat: int) -> str:
-        return f"seat {self.game.seat_names[seat]} ({self.genesis['seats'][seat]['name']})"
-
-    @property
-    def seating_deadline(self) -> int | None:
-        """fairdeal/2: until when seats may commit (or send, or decline) their seeds."""
-        if self.seating_ms is None:
-            return None
-        return int(self.genesis["ts"]) + self.seating_ms
-
-    @property
-    def reveal_deadline(self) -> int | None:
-        """fairdeal/2: until when committed seats may reveal (None before every seed is fixed)."""
-        if self.seating_ms is None or self.commits_closed_ts is None:
-            return None
-        return self.commits_closed_ts + self.seating_ms
-
-    @property
-    def revealing(self) -> bool:
-        """fairdeal/2: every seed is fixed, and some committed seat has yet to reveal."""
-        return (self.commits_closed_ts is not None and not self.started and not self.ended
-                and any(seed.how == "committed" for seed in self.seat_seeds))
-
-    def _check_signature(self, event: Mapping[str, Any], seat: int) -> None:
-        key = self.seat_keys[seat]
-        check = "seat-signatures"
-        pinned = self.seat_pins.get(seat)
-        if pinned is not None and (key is None or "sig" not in event):
-            why = (f"the seat registered no key before it, so nothing it did is signed by "
-                   f"the pinned key {key_id(pinned)}" if key is None
-                   else "the event carries no signature")
-            raise VerificationError(
-                check, f"{self.seat_name(seat)} is pinned but this "
-                f"{_what(event)} is not signed by it: {why}",
-                event["seq"])
-        if key is None:
-            if "sig" in event:
-                raise VerificationError(
-                    check, f"{self.seat_name(seat)} registered no key, yet the "
-                    f"{event['type']} carries a signature", event["seq"])
-            if "client_ts" in event:
-                raise VerificationError(
-                    check, f"this {event['type']} carries a player's clock (client_ts) but no "
-                    f"signature: {self.seat_name(seat)} registered no key", event["seq"])
-            return
-        if "sig" not in event:
-            raise VerificationError(
-                check, f"{self.seat_name(seat)} registered a key but this "
-                f"{event['type']} is not signed by it", event["seq"])
-        message = signed_message(self.protocol, event)
-        if not verify_signature(key, bytes.fromhex(event["sig"]), message):
-            if pinned is not None:
-                raise VerificationError(
-                    check, f"{self.seat_name(seat)} is pinned but this "
-                    f"{_what(event)} is not signed by it: the "
-                    f"signature is not the pinned key {key_id(pinned)}'s (the event was "
-                    "altered or forged)", event["seq"])
-            raise VerificationError(
-                check, f"the signature on this {event['type']} is not "
-                f"{self.seat_name(seat)}'s: the event was altered or forged", event["seq"])
-
-    def _check_pins_kept(self, seq: int) -> None:
-        """At the reveal: a pinned seat that never registered its key has no event in the
-        match at all (any seed event or play of it fails earlier): nothing in it is the
-        player's."""
-        for seat, pinned in sorted(self.seat_pins.items()):
-            if self.seat_keys[seat] is None:
-                raise VerificationError(
-                    "seat-signatures", f"{self.seat_name(seat)} is pinned but the match ends "
-                    f"without any event of it: it never registered the pinned key "
-                    f"{key_id(pinned)}, so nothing in this match was signed by that player",
-                    seq)
-
     def _check_playable(self, event: Mapping[str, Any], seat: int) -> None:
         seq = event["seq"]
         if self.ended:
             raise VerificationError("moves", f"a {event['type']} after the match ended", seq)
         if not self.started:
+            seating = self.seating
             missing = [self.game.seat_names[i] for i in range(self.seats)
-                       if not self.seeded[i] or self.seat_seeds[i].how == "committed"]
+                       if not seating.seeded[i] or seating.seat_seeds[i].how == "committed"]
             raise VerificationError(
                 "timing", f"a {event['type']} before every seat's seed was in (missing: "
                 f"{', '.join(missing)})", seq)
@@ -295,183 +246,22 @@ class MatchReplayer:
         if self.keep_states:
             self.states.append(self.state)
 
-    def _on_seat_key(self, event: Mapping[str, Any]) -> None:
-        seat = self._seat(event)
-        seq = event["seq"]
-        if self.started or self.ended:
-            raise VerificationError(
-                "timing", f"{self.seat_name(seat)} registered a key after play began", seq)
-        if self.v2 and self.seat_seeds[seat].how is not None:
-            raise VerificationError(
-                "timing", f"{self.seat_name(seat)} registered its key after its first seed "
-                "event: a key must come first, so that every seed event is signed", seq)
-        if self.seat_keys[seat] is not None:
-            raise VerificationError(
-                "timing", f"{self.seat_name(seat)} registered a second key", seq)
-        key = parse_public_key(event["public_key"])
-        pinned = self.seat_pins.get(seat)
-        if pinned is not None and pinned != key:
-            raise VerificationError(
-                "seat-signatures", f"{self.seat_name(seat)} registered key {key_id(key)}, not "
-                f"the pinned key {key_id(pinned)}: its events were not signed by that player",
-                seq)
-        self.seat_keys[seat] = key
-
-    def _seating_event(self, event: Mapping[str, Any], seat: int) -> None:
-        """fairdeal/2: a commitment, a one-step seed or a decline, in the seating phase."""
-        seq = event["seq"]
-        if self.commits_closed_ts is not None or self.started or self.ended:
-            raise VerificationError(
-                "seeds", f"{self.seat_name(seat)}'s {event['type']} came after every seat's "
-                "seed was fixed", seq)
-        if self.seeded[seat]:
-            raise VerificationError(
-                "seeds", f"{self.seat_name(seat)} fixed its seed twice", seq)
-        deadline = self.seating_deadline
-        if deadline is not None and event["ts"] >= deadline and event["type"] != "seed_expired":
-            raise VerificationError(
-                "timers", f"{self.seat_name(seat)}'s {event['type']} came "
-                f"{event['ts'] - deadline} ms after the seating deadline", seq)
-
-    def _fixed(self, seat: int, seq: int, ts: int) -> None:
-        """A seat's seed is fixed; once every seat's is, reveal or deal."""
-        self.seeded[seat] = True
-        if not all(self.seeded):
-            return
-        if not self.v2:
-            self._start(seq)
-            return
-        self.commits_closed_ts = ts
-        self._after_reveals(seq)
-
-    def _after_reveals(self, seq: int) -> None:
-        """fairdeal/2: when no committed seat is left to reveal, play starts — or, if a seat
-        forfeited by not revealing, the match ends without a deal."""
-        hows = [seed.how for seed in self.seat_seeds]
-        if "committed" in hows:
-            return
-        if "forfeited" in hows:
-            keepers = [i for i, how in enumerate(hows) if how != "forfeited"]
-            winner = keepers[0] if len(keepers) == 1 else None
-            self.outcome = Outcome(winner, "seed-not-revealed",
-                                   "a seat committed to a seed and did not reveal it")
+    def _on_seating(self, event: Mapping[str, Any]) -> None:
+        """A key or seed event, checked by the seating; then the deal once every seed is in,
+        or the end of a match a seat forfeited."""
+        forfeit = self.seating.feed(event, self._seat(event))
+        if forfeit is not None:
+            self.outcome = forfeit
             self.ended = True
-            return
-        self._start(seq)
-
-    def _on_client_seed(self, event: Mapping[str, Any]) -> None:
-        seat = self._seat(event)
-        seq = event["seq"]
-        if not self.v2:
-            if self.started:
-                raise VerificationError(
-                    "timing", f"{self.seat_name(seat)}'s client seed came after the deal was "
-                    "fixed", seq)
-            if self.seeded[seat]:
-                raise VerificationError(
-                    "timing", f"{self.seat_name(seat)} added a second client seed", seq)
-            self.client_seeds[seat] = event["client_seed"]
-            self._record(seat, "one-step" if event["client_seed"] else "declined", seq,
-                         signed=False)
-            self._fixed(seat, seq, event["ts"])
-            return
-        self._seating_event(event, seat)
-        self._check_signature(event, seat)
-        self.client_seeds[seat] = event["client_seed"]
-        signed = self.seat_keys[seat] is not None
-        self._record(seat, "one-step" if event["client_seed"] else "declined", seq, signed)
-        self._fixed(seat, seq, event["ts"])
-
-    def _on_seed_commit(self, event: Mapping[str, Any]) -> None:
-        seat = self._seat(event)
-        seq = event["seq"]
-        self._seating_event(event, seat)
-        self._check_signature(event, seat)
-        self.commitments[seat] = event["commitment"]
-        seed = self.seat_seeds[seat]
-        seed.how, seed.fixed, seed.signed = "committed", seq, self.seat_keys[seat] is not None
-        self._fixed(seat, seq, event["ts"])
-
-    def _on_seed_expired(self, event: Mapping[str, Any]) -> None:
-        seat = self._seat(event)
-        seq = event["seq"]
-        self._seating_event(event, seat)
-        self._not_before(event, self.seating_deadline, "seating", "expiry")
-        pinned = self.seat_pins.get(seat)
-        if pinned is not None and self.seat_keys[seat] is None:
-            # without the player's key in the match, the expiry is the server's word alone
-            # and every later play of the seat could be the server's: a pin refuses that
-            raise VerificationError(
-                "seat-signatures", f"{self.seat_name(seat)} is pinned but registered no key "
-                f"before the server declared its seed expired: nothing shows the pinned "
-                f"player ({key_id(pinned)}) ever took part, and the seat's plays would be "
-                "unsigned", seq)
-        self._record(seat, "expired", seq, signed=False)
-        self._fixed(seat, seq, event["ts"])
-
-    def _revealing_event(self, event: Mapping[str, Any], seat: int) -> None:
-        seq = event["seq"]
-        if self.commits_closed_ts is None:
-            waiting = [self.game.seat_names[i] for i in range(self.seats) if not self.seeded[i]]
-            raise VerificationError(
-                "seeds", f"{self.seat_name(seat)}'s {event['type']} came before every seat "
-                f"had committed (still to commit: {', '.join(waiting)}): no seed may be shown "
-                "while another seat can still choose its own", seq)
-        if self.seat_seeds[seat].how != "committed":
-            raise VerificationError(
-                "seeds", f"{self.seat_name(seat)} has no commitment left to reveal "
-                f"({self.seat_seeds[seat].how or 'it never committed'})", seq)
-
-    def _on_seed_reveal(self, event: Mapping[str, Any]) -> None:
-        seat = self._seat(event)
-        seq = event["seq"]
-        self._revealing_event(event, seat)
-        deadline = self.reveal_deadline
-        assert deadline is not None
-        if event["ts"] >= deadline:
-            raise VerificationError(
-                "timers", f"{self.seat_name(seat)}'s reveal came {event['ts'] - deadline} ms "
-                "after the reveal deadline", seq)
-        self._check_signature(event, seat)
-        opened = client_commitment(self.genesis["match_id"], seat, event["client_seed"])
-        if opened != self.commitments[seat]:
-            raise VerificationError(
-                "seeds", f"{self.seat_name(seat)}'s revealed seed does not open its commitment "
-                f"{str(self.commitments[seat])[:16]}…: the seed was changed after it was "
-                "committed", seq)
-        self.client_seeds[seat] = event["client_seed"]
-        seed = self.seat_seeds[seat]
-        seed.how, seed.exposed = "commit-reveal", seq
-        self._after_reveals(seq)
-
-    def _on_seed_forfeit(self, event: Mapping[str, Any]) -> None:
-        seat = self._seat(event)
-        seq = event["seq"]
-        self._revealing_event(event, seat)
-        self._not_before(event, self.reveal_deadline, "reveal", "forfeit")
-        self.seat_seeds[seat].how = "forfeited"
-        self._after_reveals(seq)
-
-    def _not_before(self, event: Mapping[str, Any], deadline: int | None, phase: str,
-                    what: str) -> None:
-        """A server-written expiry or forfeit may only come once its phase's deadline passed."""
-        assert deadline is not None
-        if event["ts"] < deadline:
-            raise VerificationError(
-                "timers", f"{self.seat_name(event['seat'])}'s {what} was written "
-                f"{deadline - event['ts']} ms before the {phase} deadline (a forged {what})",
-                event["seq"])
-
-    def _record(self, seat: int, how: str, seq: int, signed: bool) -> None:
-        seed = self.seat_seeds[seat]
-        seed.how, seed.signed, seed.fixed = how, signed, seq
-        seed.exposed = seq if how == "one-step" else None
+        elif self.seating.complete and not self.started:
+            self._start(event["seq"])
 
     def _start(self, seq: int) -> None:
         self.started = True
         if self.server_seed is None:
             return
-        self.deal = deal_seed(self.server_seed, self.genesis["match_id"], self.client_seeds)
+        self.deal = deal_seed(self.server_seed, self.genesis["match_id"],
+                              self.seating.client_seeds)
         try:
             self.state = self.game.setup(self.genesis["params"], setup_stream(self.deal))
         except RulesError as e:
@@ -549,9 +339,10 @@ class MatchReplayer:
             seat = self._seat(event)
             self._check_playable(event, seat)
         self._check_deadline(event)
-        if (self.seat_keys[seat] is not None or "sig" in event or "client_ts" in event
-                or seat in self.seat_pins):
-            self._check_signature(event, seat)
+        seating = self.seating
+        if (seating.seat_keys[seat] is not None or "sig" in event or "client_ts" in event
+                or seat in seating.seat_pins):
+            seating.check_signature(event, seat)
         self._advance(event, seat)
 
     def _on_timeout(self, event: Mapping[str, Any]) -> None:
@@ -563,13 +354,13 @@ class MatchReplayer:
     def _on_resign(self, event: Mapping[str, Any]) -> None:
         seat = self._seat(event)
         self._check_playable(event, seat)
-        self._check_signature(event, seat)
+        self.seating.check_signature(event, seat)
         self._advance(event, seat)
 
     def _on_reveal(self, event: Mapping[str, Any]) -> None:
         seq = event["seq"]
-        if self.seat_pins:
-            self._check_pins_kept(seq)
+        if self.seating.seat_pins:
+            self.seating.check_pins_kept(seq)
         if not self.ended and (self.state is not None or not self.started):
             raise VerificationError(
                 "result", "the seed was revealed before the match was over", seq)
@@ -589,26 +380,16 @@ class MatchReplayer:
 
     def deal_influence(self, reveal_seq: int) -> dict[str, Any]:
         """Who could have chosen this match's deal (verifier.influence)."""
-        return deal_influence(self.protocol, self.seat_seeds, self.game.seat_names,
+        return deal_influence(self.protocol, self.seating.seat_seeds, self.game.seat_names,
                               reveal_seq=reveal_seq)
 
 
-#: what an event of a seat is, in words, for the failures of a pinned seat
-_WHAT = {"seed_commit": "seed commitment", "client_seed": "seed", "seed_reveal": "seed reveal",
-         "move": "move", "resign": "resignation"}
-
-
-def _what(event: Mapping[str, Any]) -> str:
-    if event["type"] == "client_seed" and event.get("client_seed") is None:
-        return "decline of a seed"
-    kind: str = event["type"]
-    return _WHAT.get(kind, kind)
-
 #: each event type's handler by its method's name (the genesis has none: it is read when the
-#: replayer is made): a dictionary lookup per event instead of getattr on the instance
+#: replayer is made; the seating's events all go to the seating): a dictionary lookup per
+#: event instead of getattr on the instance
 _HANDLERS: dict[str, Callable[[MatchReplayer, Mapping[str, Any]], None]] = {
-    "_on_" + kind: getattr(MatchReplayer, "_on_" + kind) for kind in EVENT_TYPES
-    if kind != "genesis"
+    "_on_" + kind: MatchReplayer._on_seating if kind in SEATING_TYPES
+    else getattr(MatchReplayer, "_on_" + kind) for kind in EVENT_TYPES if kind != "genesis"
 }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from html import escape
 
 from ..svgtext import SCALABLE, text_block, title
-from .boards import SEAT_NAMES, Board
+from .boards import SEAT_NAMES, Board, Node
 from .state import State
 from .troops import TROOP_BY_ID
 
@@ -168,23 +168,36 @@ def _status(state: State) -> str:
 def _node_svg(state: State, node_id: int, x: int, y: int) -> str:
     node = state.board.node_by_id[node_id]
     if node.hq is not None:
-        colour = COLOURS[node.hq]
-        limit = "" if node.limit is None else f" {'/'.join(map(str, node.limit))}"
-        title = f"{SEAT_NAMES[node.hq]} HQ {node_id}{limit}"
-        label = f"HQ{limit}"
-        stroke = ""
-        if state.captor is not None and state.captor[0] == node_id:
-            _, owner, troop = state.captor
-            title += f" · taken by {SEAT_NAMES[owner]}'s {TROOP_BY_ID[troop].name}"
-            label = f"{TROOP_BY_ID[troop].name} {_troop_label(troop)}"
-            stroke = f' stroke="{COLOURS[owner]}" stroke-width="5"'
-        return (
-            f'<g class="hq"><title>{escape(title)}</title>'
-            f'<rect x="{x - 26}" y="{y - 16}" width="52" height="32" rx="4" '
-            f'fill="{colour}"{stroke}/>'
-            f'<text x="{x}" y="{y + 4}" text-anchor="middle" fill="#fff" font-weight="bold">'
-            f"{escape(label)}</text></g>"
-        )
+        return _hq_svg(state, node, x, y)
+    return _base_svg(state, node, x, y)
+
+
+def _hq_svg(state: State, node: Node, x: int, y: int) -> str:
+    """A headquarters: its seat's colour, its limit, and the troop that took it, if one did."""
+    assert node.hq is not None
+    node_id = node.id
+    colour = COLOURS[node.hq]
+    limit = "" if node.limit is None else f" {'/'.join(map(str, node.limit))}"
+    title = f"{SEAT_NAMES[node.hq]} HQ {node_id}{limit}"
+    label = f"HQ{limit}"
+    stroke = ""
+    if state.captor is not None and state.captor[0] == node_id:
+        _, owner, troop = state.captor
+        title += f" · taken by {SEAT_NAMES[owner]}'s {TROOP_BY_ID[troop].name}"
+        label = f"{TROOP_BY_ID[troop].name} {_troop_label(troop)}"
+        stroke = f' stroke="{COLOURS[owner]}" stroke-width="5"'
+    return (
+        f'<g class="hq"><title>{escape(title)}</title>'
+        f'<rect x="{x - 26}" y="{y - 16}" width="52" height="32" rx="4" '
+        f'fill="{colour}"{stroke}/>'
+        f'<text x="{x}" y="{y + 4}" text-anchor="middle" fill="#fff" font-weight="bold">'
+        f"{escape(label)}</text></g>"
+    )
+
+
+def _base_svg(state: State, node: Node, x: int, y: int) -> str:
+    """A base: the troop on top of its stack (how many under it), its number and special."""
+    node_id = node.id
     stack = state.stacks[node_id]
     parts = [f"base {node_id}"]
     if node.special:

@@ -130,16 +130,32 @@ def _browser_bundle_url(match: LoadedMatch, base: str) -> str | None:
 
 def page_context(match: LoadedMatch) -> dict[str, Any]:
     """Everything match.html and embed.html show, for the step and perspective asked for."""
-    genesis = match.genesis or {}
-    seats = genesis.get("seats", [])
     option = perspective(match)
     number = int_arg("step", match.last_step if match.live else 0)
     context = step_context(match, number, option)
-    facts = match.report.facts
-    result = facts.get("result") if not match.live else None
-    title = " vs ".join(seat.get("name", "?") for seat in seats) or "Uploaded file"
     base = _base(match)
     view_query = "" if option["key"] == "all" else f"&view={option['key']}"
+    return {
+        "match": match,
+        **_live_context(match),
+        **_signer_context(match),
+        "base": base,
+        "is_upload": match.key.startswith("u-"),
+        **_heading_context(match),
+        "events_html": _events_html(match, base, view_query, context["number"]),
+        "checks": check_rows(match),
+        "perspectives": perspectives(match),
+        "perspective": option,
+        "view_query": view_query,
+        "speeds": AUTOPLAY_SPEEDS,
+        "browser": browser_verifier(),
+        **_link_context(match, base, context["number"]),
+        **context,
+    }
+
+
+def _live_context(match: LoadedMatch) -> dict[str, Any]:
+    """A live match's board as a spectator sees it: its state tables and the game's drawing."""
     public_state = None
     live_board = None
     if match.live and match.match_id:
@@ -149,11 +165,16 @@ def page_context(match: LoadedMatch) -> dict[str, Any]:
         # trusted code, as every board on this page
         drawing = ledger().spectator_svg(match.match_id)
         live_board = Markup(drawing) if drawing else None
+    return {"public_state": public_state, "live_board": live_board}
+
+
+def _signer_context(match: LoadedMatch) -> dict[str, Any]:
+    """Whose key sealed the match, and what the verdict lets the page say about the deal."""
+    facts = match.report.facts
     # only a sealed match's signature says whose key it is; a live one merely names a key
     own_key = not match.live and match.server_key is not None and (
         match.server_key in ledger().server_keys())
     return {
-        "match": match,
         "own_key": own_key,
         # every check passed, but under a key this server does not hold and nobody pinned:
         # the page says "signed by another server" and that key's id, never "verified"
@@ -164,11 +185,16 @@ def page_context(match: LoadedMatch) -> dict[str, Any]:
         # verifies (a failing one proves nothing about its deal)
         "deal_influence": _deal_influence(facts) if match.report.ok and not match.live
         else None,
-        "public_state": public_state,
-        "live_board": live_board,
-        "base": base,
-        "is_upload": match.key.startswith("u-"),
-        "title": title,
+    }
+
+
+def _heading_context(match: LoadedMatch) -> dict[str, Any]:
+    """The page's heading: the players, the game and its parameters, the result."""
+    genesis = match.genesis or {}
+    seats = genesis.get("seats", [])
+    result = match.report.facts.get("result") if not match.live else None
+    return {
+        "title": " vs ".join(seat.get("name", "?") for seat in seats) or "Uploaded file",
         "game_title": game_title(genesis.get("game"), match.game),
         "simulated": is_simulated([seat.get("name", "") for seat in seats]),
         "badges": badges(genesis.get("game"), genesis.get("params"), genesis.get("turn_limit_ms")),
@@ -176,27 +202,27 @@ def page_context(match: LoadedMatch) -> dict[str, Any]:
                   for index, seat in enumerate(seats)],
         "result": result_words(result, seats, match.game) if result else (
             "in play" if match.live else ""),
-        "events_html": _events_html(match, base, view_query, context["number"]),
-        "checks": check_rows(match),
-        "perspectives": perspectives(match),
-        "perspective": option,
-        "view_query": view_query,
-        "speeds": AUTOPLAY_SPEEDS,
+    }
+
+
+def _link_context(match: LoadedMatch, base: str, number: int) -> dict[str, Any]:
+    """Where the page links to at step ``number``: the bundle (the browser's copy too), the
+    embed, the GIF, the preview image and the share link; an upload is not kept, so it has
+    no embed, GIF or preview."""
+    upload = match.key.startswith("u-")
+    root = request.url_root.rstrip("/")
+    return {
         "bundle_url": f"{base}/bundle.json" if match.bundle_bytes is not None else None,
-        "browser": browser_verifier(),
         "browser_bundle_url": _browser_bundle_url(match, base),
-        "embed_url": None if match.key.startswith("u-") else request.url_root.rstrip("/") + url_for(
-            "viewer.embed", match_id=match.match_id) + f"?step={context['number']}",
+        "embed_url": None if upload else root + url_for(
+            "viewer.embed", match_id=match.match_id) + f"?step={number}",
         "file_name": f"{match.match_id or 'bundle'}.json",
-        "gif_url": (request.url_root.rstrip("/") + f"/m/{match.match_id}.gif"
-                    if not match.live and not match.key.startswith("u-") and match.steps
-                    else None),
+        "gif_url": (root + f"/m/{match.match_id}.gif"
+                    if not match.live and not upload and match.steps else None),
         # the board at this step, for link previews; uploads are not kept, so they have none
-        "og_image": None if match.key.startswith("u-") or not match.match_id else
-        request.url_root.rstrip("/") + url_for("viewer.match_preview", match_id=match.match_id,
-                                               number=context["number"]),
-        "share_url": request.url_root.rstrip("/") + (
-            url_for("viewer.match_page", match_id=match.match_id) if not match.key.startswith(
-                "u-") else base) + f"?step={context['number']}",
-        **context,
+        "og_image": None if upload or not match.match_id else
+        root + url_for("viewer.match_preview", match_id=match.match_id, number=number),
+        "share_url": root + (
+            url_for("viewer.match_page", match_id=match.match_id) if not upload
+            else base) + f"?step={number}",
     }
