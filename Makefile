@@ -112,7 +112,7 @@ bench-log: $(STAMP)
 ## folder mapping, so it reads them through a fairdeal/ folder of links.
 lint: $(STAMP)
 	$(BIN)/pip install --quiet ruff mypy
-	$(BIN)/ruff check games verifier audit ledger web cli tests bench fixtures fuzzing
+	$(BIN)/ruff check games verifier audit ledger client web cli tests bench fixtures fuzzing
 	rm -rf build/typecheck && mkdir -p build/typecheck/fairdeal
 	ln -s ../../../games build/typecheck/fairdeal/games
 	ln -s ../../../verifier build/typecheck/fairdeal/verifier

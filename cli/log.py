@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 import click
 
-from fairdeal.ledger.client import ApiClient, ApiError
+from fairdeal.client import ApiClient, ApiError
 from fairdeal.verifier.bundle import Bundle, InvalidBundle
 from fairdeal.verifier.checkpoint import (
     Checkpoint,

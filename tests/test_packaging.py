@@ -13,7 +13,7 @@ BARE = ("games", "verifier", "ledger", "web", "cli", "audit")
 def test_no_bare_top_level_module_is_imported() -> None:
     code = (
         "import sys, importlib\n"
-        "for name in ('fairdeal.games', 'fairdeal.verifier.verify', 'fairdeal.ledger.simulate',"
+        "for name in ('fairdeal.games', 'fairdeal.verifier.verify', 'fairdeal.client.simulate',"
         " 'fairdeal.cli.main', 'fairdeal.web.viewer', 'fairdeal.games.arcomage',"
         " 'fairdeal.games.toybattle', 'fairdeal.audit.html'):\n"
         "    importlib.import_module(name)\n"
