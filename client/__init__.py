@@ -1,20 +1,40 @@
-"""The other side of the API: the HTTP client, the bots' driver and the receipt book, and the
-offline simulator. The package imports the verifier and the games, never the server."""
+"""The other side of the API: what a player, a bot or an observer runs against a fairdeal
+server it does not trust — the HTTP client, the bots' driver, the receipt book — and the
+offline simulator that records bot matches without one.
+
+    >>> import random
+    >>> from fairdeal.client import ApiClient, play_match
+    >>> result = play_match(ApiClient("http://127.0.0.1:5000"), "arcomage",
+    ...                     rng=random.Random(7), signed=True)  # doctest: +SKIP
+    >>> result["receipts"]["receipts"][0]["seq"]  # doctest: +SKIP
+    0
+
+Every answer is checked against what was sent and the server's own signed receipts
+(``TamperDetected`` when it contradicts them); the sealed bundle is verified at the end with
+the seats' keys pinned. The package imports the verifier and the games, never the server
+(ledger/) nor the web layer.
+"""
 
 from __future__ import annotations
 
-from .bots import (
-    BOT_NAME,
-    MATCH_ID,
-    ApiClient,
-    ApiError,
-    PlayStats,
-    ReceiptBook,
-    TamperDetected,
-    checked_match_id,
-    play_match,
-    play_matches,
-)
+from .api import ApiClient, ApiError
+from .bots import BOT_NAME, BotMatch, PlayStats, play_match, play_matches
+from .receipts import MATCH_ID, ReceiptBook, TamperDetected, checked_match_id
+from .simulate import SimulationSettings, simulate_match, simulate_matches
 
-__all__ = ["BOT_NAME", "MATCH_ID", "ApiClient", "ApiError", "PlayStats", "ReceiptBook",
-           "TamperDetected", "checked_match_id", "play_match", "play_matches"]
+__all__ = [
+    "BOT_NAME",
+    "MATCH_ID",
+    "ApiClient",
+    "ApiError",
+    "BotMatch",
+    "PlayStats",
+    "ReceiptBook",
+    "SimulationSettings",
+    "TamperDetected",
+    "checked_match_id",
+    "play_match",
+    "play_matches",
+    "simulate_match",
+    "simulate_matches",
+]

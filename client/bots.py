@@ -1,6 +1,5 @@
-"""A small client of the /api/v1 JSON API over the standard library (no dependency), and bots
-that play
-live matches through it — ``fairdeal play``: the demo data and a load generator in one.
+"""Bots that play live matches through the /api/v1 JSON API — ``fairdeal play``: the demo
+data and a load generator in one.
 
 The bots see only what a seat sees (its view and its ``legal_actions``) and choose uniformly
 among the legal actions. Every write answers with the writer's view after it, so a bot reads
@@ -10,171 +9,39 @@ what it signs is ``seat_message`` of ``{seq: next_seq, prev: head, type, seat, �
 move ``action``, ``action_id`` and ``client_ts``, its own clock), with ``next_seq`` and ``head``
 from the seat's view. Every answer's receipt is checked against what was sent, and the sealed
 bundle is verified at the end with the seats' keys and the receipts.
+
+``play_match`` reads as the match's steps, each a method of ``BotMatch``: create the match,
+register the seats' keys, commit and reveal the seeds, play the moves, check the sealed bundle.
 """
 
 from __future__ import annotations
 
-import http.client
-import json
 import random
-import re
 import secrets
 import threading
 import time
-import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from fairdeal.games import get_game
 from fairdeal.verifier.keys import SigningKey
-from fairdeal.verifier.protocol import client_commitment, event_hash, seat_message
-from fairdeal.verifier.receipts import RECEIPTS_FORMAT, InvalidReceipts, Receipt, parse_receipts
+from fairdeal.verifier.protocol import client_commitment, seat_message
 from fairdeal.verifier.verify import verify_bytes
 
-__all__ = ["BOT_NAME", "MATCH_ID", "ApiClient", "ApiError", "PlayStats", "ReceiptBook",
-           "TamperDetected", "checked_match_id", "play_match", "play_matches"]
+from .api import ApiClient, ApiError
+from .receipts import ReceiptBook, TamperDetected, checked_match_id, same_match
+
+__all__ = ["BOT_NAME", "BotMatch", "PlayStats", "play_match", "play_matches"]
 
 #: what the live bots call themselves (seat names "random bot 1", "random bot 2"): not the
 #: simulator's "<bot>-bot", so the viewer never labels a live match "simulated"
 BOT_NAME = "random bot"
 
-#: the match ids a fairdeal server hands out (``Ledger.create_match``: ``secrets.token_hex(8)``,
-#: sixteen lowercase hex digits). The client checks every id a server names against it before
-#: it puts the id in a URL path or a file name: a server is not trusted to say where a client
-#: writes ("../x", "/some/absolute/path")
-MATCH_ID = re.compile(r"[0-9a-f]{16}\Z")
-
-
-class ApiError(Exception):
-    """The server answered with an error (``status``, ``code``, ``message``)."""
-
-    def __init__(self, status: int, code: str, message: str, body: Any = None) -> None:
-        super().__init__(f"HTTP {status} {code}: {message}")
-        self.status = status
-        self.code = code
-        self.message = message
-        self.body = body
-
-
-class ApiClient:
-    """``ApiClient("http://127.0.0.1:5000").call("GET", "/matches/ID")``.
-
-    Each thread keeps one HTTP/1.1 connection alive (``http.client``, the layer under
-    ``urllib``), so a stream of moves does not pay a TCP handshake per request.
-    """
-
-    def __init__(self, base_url: str, timeout: float = 30.0) -> None:
-        base = base_url.rstrip("/")
-        self.base = base if base.endswith("/api/v1") else base + "/api/v1"
-        parts = urllib.parse.urlsplit(self.base)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"not an http(s) URL: {base_url!r}")
-        self._scheme = parts.scheme
-        self._netloc = parts.netloc
-        self._prefix = parts.path
-        self.timeout = timeout
-        self._local = threading.local()
-
-    def _connection(self) -> tuple[http.client.HTTPConnection, bool]:
-        connection = getattr(self._local, "connection", None)
-        if connection is not None:
-            return connection, True
-        cls = (http.client.HTTPSConnection if self._scheme == "https"
-               else http.client.HTTPConnection)
-        connection = cls(self._netloc, timeout=self.timeout)
-        self._local.connection = connection
-        return connection, False
-
-    def _drop(self) -> None:
-        connection = getattr(self._local, "connection", None)
-        if connection is not None:
-            connection.close()
-            self._local.connection = None
-
-    def raw(self, method: str, path: str, data: bytes | None = None,
-            token: str | None = None) -> tuple[int, bytes]:
-        """Status and body bytes; network failures raise OSError."""
-        headers = {"Accept": "application/json"}
-        if data is not None:
-            headers["Content-Type"] = "application/json"
-        if token is not None:
-            headers["Authorization"] = f"Bearer {token}"
-        for attempt in range(2):
-            connection, reused = self._connection()
-            try:
-                connection.request(method, self._prefix + path, body=data, headers=headers)
-                response = connection.getresponse()
-                body = response.read()
-            except (OSError, http.client.HTTPException) as e:
-                self._drop()
-                # a kept-alive connection the server closed meanwhile: one fresh try
-                if reused and attempt == 0 and isinstance(
-                        e, (http.client.RemoteDisconnected, BrokenPipeError,
-                            ConnectionResetError)):
-                    continue
-                raise ConnectionError(f"{method} {self.base}{path}: {e}") from e
-            if response.will_close:
-                self._drop()
-            return response.status, body
-        raise AssertionError("unreachable")
-
-    def wait_until_up(self, seconds: float = 10.0, interval: float = 0.05) -> bool:
-        """Give a server started a moment ago time to listen: True once it answers (whatever
-        it says), False if it still cannot be reached after ``seconds``."""
-        deadline = time.monotonic() + seconds
-        while True:
-            try:
-                self.raw("GET", "/keys")
-                return True
-            except OSError:
-                if time.monotonic() > deadline:
-                    return False
-                time.sleep(interval)
-
-    def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-        """The JSON answer; ApiError for an error status."""
-        data = None if body is None else json.dumps(body).encode()
-        status, raw = self.raw(method, path, data, token)
-        try:
-            value = json.loads(raw) if raw else None
-        except (ValueError, RecursionError):  # too deeply nested is not JSON to us either
-            value = None
-        if status >= 400:
-            error = value.get("error") if isinstance(value, dict) else None
-            error = error if isinstance(error, dict) else {}
-            code, message = error.get("code"), error.get("message")
-            raise ApiError(status, code if isinstance(code, str) else "http-error",
-                           message if isinstance(message, str)
-                           else raw[:200].decode("utf-8", "replace"), value)
-        return value
-
-
-class TamperDetected(Exception):
-    """The server's answer contradicts what this client sent, or its own signed receipts."""
-
-
-def checked_match_id(value: Any) -> str:
-    """``value`` if it is a well-formed match id (MATCH_ID); TamperDetected otherwise."""
-    if not isinstance(value, str) or not MATCH_ID.match(value):
-        raise TamperDetected(f"the server named the match {_shown(value)}, which is not a match id "
-                             "(16 hex digits): refused before using it in a request or a file "
-                             "name")
-    return value
-
-
-def _same_match(value: Any, match_id: str, what: str) -> None:
-    """TamperDetected unless the answer ``value`` (a view: ``{"id", …}``) names ``match_id``."""
-    named = value.get("id") if isinstance(value, dict) else None
-    if named != match_id:
-        raise TamperDetected(f"the server answered the {what} of match {match_id} with "
-                             f"match {_shown(named)}")
-
-
-def _shown(value: Any) -> str:
-    """A server's value as an error message quotes it: its repr, cut to 80 characters."""
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+#: how often a signed write is drafted again after losing the race for its position
+WRITE_TRIES = 50
+#: a match whose moves have not ended after this many turns of the loop is given up on
+MAX_TURNS = 100_000
 
 
 @dataclass
@@ -203,62 +70,23 @@ class PlayStats:
         ordered = sorted(self.latencies)
         return 1000 * ordered[min(len(ordered) - 1, int(quantile * len(ordered)))]
 
+    def count_request(self) -> None:
+        with self.lock:
+            self.requests += 1
 
-class ReceiptBook:
-    """What one client keeps of a match: the server's signed receipt for every write it made,
-    each checked on arrival against the event the client sent.
+    def count_conflict(self) -> None:
+        with self.lock:
+            self.conflicts += 1
 
-    ``check(answer, sent)`` refuses (TamperDetected) an answer whose stored event differs from
-    what was sent in any field the client chose, whose receipt is not the server's signature
-    over that very event, or whose receipt (or view) is for another match than this book's
-    ``match_id`` (without one, the match of the first receipt: a book is one match's)."""
+    def count_move(self, latency: float) -> None:
+        with self.lock:
+            self.moves += 1
+            self.latencies.append(latency)
 
-    def __init__(self, server_key: str | None, match_id: str | None = None) -> None:
-        self.server_key = server_key
-        self.match_id = match_id
-        self.receipts: list[dict[str, Any]] = []
-        #: the same receipts parsed, their signatures checked (the end-of-match verification
-        #: takes these, and does not check a signature twice)
-        self.parsed: list[Receipt] = []
-
-    def check(self, answer: dict[str, Any], sent: dict[str, Any]) -> None:
-        event = answer.get("event")
-        receipt = answer.get("receipt")
-        if not isinstance(event, dict) or not isinstance(receipt, dict):
-            raise TamperDetected("the server's answer carries no event or no receipt")
-        for name, value in sent.items():
-            if event.get(name) != value:
-                raise TamperDetected(
-                    f"the server stored {name}={event.get(name)!r} in event "
-                    f"{event.get('seq')}, but this client sent {value!r}")
-        try:
-            parsed = parse_receipts(json.dumps([receipt]))[0]
-        except InvalidReceipts as e:
-            raise TamperDetected(f"the server's receipt is malformed: {e}") from None
-        if self.server_key is not None and parsed.key != self.server_key:
-            raise TamperDetected(f"the receipt is signed by {parsed.key}, not by the server "
-                                 f"key {self.server_key}")
-        if not parsed.signature_valid():
-            raise TamperDetected("the server's receipt does not carry a valid signature")
-        if self.match_id is None:
-            self.match_id = parsed.match_id
-        if parsed.match_id != self.match_id:
-            raise TamperDetected(f"the server's receipt for event {parsed.seq} is for match "
-                                 f"{parsed.match_id}, not for match {self.match_id}, the one "
-                                 "this client is playing")
-        if "view" in answer:
-            _same_match(answer["view"], self.match_id, f"write of event {parsed.seq}")
-        if parsed.seq != event.get("seq") or parsed.event != event_hash(event):
-            raise TamperDetected(f"the receipt names event {parsed.seq} with hash "
-                                 f"{parsed.event[:16]}…, not the event the server answered")
-        self.receipts.append(receipt)
-        self.parsed.append(parsed)
-
-    def to_json(self, match_id: str, seat_keys: list[str]) -> dict[str, Any]:
-        """What ``fairdeal play --receipts`` writes, and ``fairdeal verify --receipts`` reads."""
-        return {"format": RECEIPTS_FORMAT, "match_id": match_id,
-                "server_key": self.server_key, "seat_keys": seat_keys,
-                "receipts": self.receipts}
+    def count_match(self, result: dict[str, Any]) -> None:
+        with self.lock:
+            self.matches += 1
+            self.results.append(result)
 
 
 def play_match(client: ApiClient, game: str, *, rng: random.Random,
@@ -285,147 +113,242 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
     "action", "caption"}``, the caption being the server's public one (one more GET per move,
     so only when asked). ``on_start`` is told ``{"id", "seats"}`` as soon as the match exists.
     """
-    def call(method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-        value = client.call(method, path, body, token)
-        if stats is not None:
-            with stats.lock:
-                stats.requests += 1
-        if on_response is not None:
-            on_response(value)
+    match = BotMatch(client, rng, signed=signed, stats=stats, on_response=on_response)
+    match.create(game, params or {}, turn_limit_ms, server_key, on_start)
+    match.register_keys()
+    match.add_seeds()
+    moves = match.play_moves(pace, on_move)
+    return match.finish(moves, verify)
+
+
+class BotMatch:
+    """One live match two bots play through the API, one step per method, in the order
+    ``play_match`` calls them: ``create``, ``register_keys``, ``add_seeds``, ``play_moves``,
+    ``finish``.
+
+    Every request goes through ``call`` (counted in ``stats``, shown to ``on_response``); every
+    write's answer is checked by the match's ``ReceiptBook``; every view is refused if it names
+    another match. ``rng`` is the bots' only source of choices: keys, seeds and moves.
+    """
+
+    def __init__(self, client: ApiClient, rng: random.Random, *, signed: bool = False,
+                 stats: PlayStats | None = None,
+                 on_response: Callable[[Any], None] | None = None) -> None:
+        self.client = client
+        self.rng = rng
+        self.signed = signed
+        self.stats = stats
+        self.on_response = on_response
+        #: set by ``create``: the match's id, its seats' names and tokens, the server's key
+        #: and the book of its receipts
+        self.id = ""
+        self.names: list[str] = []
+        self.tokens: list[str] = []
+        self.server_key = ""
+        self.book = ReceiptBook(None)
+        #: the seats' signing keys (``signed`` only), drawn by ``register_keys``
+        self.keys: list[SigningKey] = []
+        #: the newest view any write was answered with: a signed write is drafted after it
+        self.latest: dict[str, Any] = {}
+
+    def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+        """The JSON answer of one request, counted and shown to ``on_response``."""
+        value = self.client.call(method, path, body, token)
+        if self.stats is not None:
+            self.stats.count_request()
+        if self.on_response is not None:
+            self.on_response(value)
         return value
 
-    if server_key is None:
-        server_key = call("GET", "/keys")["keys"][0]["key"]
-    seat_count = len(get_game(game).seat_names)
-    # the bots' names are the seats' names, so the viewer says who played
-    names = [f"{BOT_NAME} {index + 1}" for index in range(seat_count)]
-    created = call("POST", "/matches", {"game": game, "params": params or {},
-                                        "turn_limit_ms": turn_limit_ms, "seats": names})
-    # the id goes into every URL path below and into the receipts file's name: checked first
-    match_id = checked_match_id(created["id"])
-    book = ReceiptBook(server_key, match_id)
-
-    def view_of(seat: int) -> dict[str, Any]:
+    def view_of(self, seat: int) -> dict[str, Any]:
         """A seat's view, refused if the server answers with another match's."""
-        view: dict[str, Any] = call("GET", f"/matches/{match_id}", token=tokens[seat])
-        _same_match(view, match_id, "view")
+        view: dict[str, Any] = self.call("GET", f"/matches/{self.id}", token=self.tokens[seat])
+        same_match(view, self.id, "view")
         return view
 
-    if on_start is not None:
-        on_start({"id": match_id, "seats": names})
-    tokens = [seat["token"] for seat in created["seats"]]
-    keys = [SigningKey.from_seed(rng.randbytes(32)) for _ in tokens] if signed else []
-    latest: dict[str, Any] = {}
+    # (1) the match ------------------------------------------------------------------------
 
-    def write(path: str, seat: int, body: dict[str, Any], kind: str,
-              sent: dict[str, Any]) -> dict[str, Any]:
-        """One signed-if-need-be write of ``seat``, retried on a race for the position."""
-        for _ in range(50):
-            if signed:
-                body["expected_seq"] = latest["next_seq"]
-                draft = {"seq": latest["next_seq"], "prev": latest["head"], "type": kind,
-                         "seat": seat, **sent}
-                body["sig"] = keys[seat].sign(seat_message(draft)).hex()
-            try:
-                answer = call("POST", f"/matches/{match_id}{path}", body, tokens[seat])
-            except ApiError as e:
-                if e.status != 409 or not signed:
-                    raise
-                latest.update(view_of(seat))
+    def create(self, game: str, params: dict[str, Any], turn_limit_ms: int | None,
+               server_key: str | None,
+               on_start: Callable[[dict[str, Any]], None] | None = None) -> None:
+        """Create the match, its seats named after the bots, and start its receipt book; the
+        server's key is ``server_key`` when pinned, else what ``GET /keys`` names."""
+        if server_key is None:
+            server_key = self.call("GET", "/keys")["keys"][0]["key"]
+        self.server_key = server_key
+        seat_count = len(get_game(game).seat_names)
+        # the bots' names are the seats' names, so the viewer says who played
+        self.names = [f"{BOT_NAME} {index + 1}" for index in range(seat_count)]
+        created = self.call("POST", "/matches", {"game": game, "params": params,
+                                                 "turn_limit_ms": turn_limit_ms,
+                                                 "seats": self.names})
+        # the id goes into every URL path below and into the receipts file's name: checked
+        self.id = checked_match_id(created["id"])
+        self.book = ReceiptBook(server_key, self.id)
+        if on_start is not None:
+            on_start({"id": self.id, "seats": self.names})
+        self.tokens = [seat["token"] for seat in created["seats"]]
+
+    # (2) the seats' keys ------------------------------------------------------------------
+
+    def register_keys(self) -> None:
+        """With ``signed``, each seat registers a key of its own (from the bots' stream), its
+        receipt checked; then the match's newest view is known either way."""
+        if self.signed:
+            self.keys = [SigningKey.from_seed(self.rng.randbytes(32)) for _ in self.tokens]
+        for seat, key in enumerate(self.keys):
+            answer = self.call("POST", f"/matches/{self.id}/seat-key",
+                               {"public_key": key.public_text}, self.tokens[seat])
+            self.book.check(answer, {"type": "seat_key", "seat": seat,
+                                     "public_key": key.public_text})
+            self.latest.update(answer["view"])
+        if not self.latest:
+            self.latest.update(self.view_of(0))
+
+    # (3) the seeds ------------------------------------------------------------------------
+
+    def add_seeds(self) -> None:
+        """Each seat commits to a seed of its own (one in five declines), and once every seat
+        has committed or declined, each reveals its seed."""
+        seeds: dict[int, str] = {}
+        for seat in range(len(self.tokens)):
+            if self.rng.random() < 0.2:
+                self.write("/seed", seat, {"client_seed": None}, "client_seed",
+                           {"client_seed": None})
                 continue
-            book.check(answer, {"type": kind, "seat": seat, **sent,
-                                **({"sig": body["sig"]} if signed else {})})
-            latest.update(answer["view"])
+            seeds[seat] = self.rng.randbytes(32).hex()
+            digest = client_commitment(self.id, seat, seeds[seat])
+            self.write("/seed", seat, {"commitment": digest}, "seed_commit",
+                       {"commitment": digest})
+        for seat, seed in seeds.items():
+            self.write("/seed", seat, {"client_seed": seed}, "seed_reveal",
+                       {"client_seed": seed})
+
+    def write(self, path: str, seat: int, body: dict[str, Any], kind: str,
+              sent: dict[str, Any]) -> dict[str, Any]:
+        """One signed-if-need-be write of ``seat`` before the moves, its receipt checked;
+        a signed write that lost the race for its position is drafted again."""
+        for _ in range(WRITE_TRIES):
+            if self.signed:
+                body["expected_seq"] = self.latest["next_seq"]
+                draft = {"seq": self.latest["next_seq"], "prev": self.latest["head"],
+                         "type": kind, "seat": seat, **sent}
+                body["sig"] = self.keys[seat].sign(seat_message(draft)).hex()
+            try:
+                answer = self.call("POST", f"/matches/{self.id}{path}", body, self.tokens[seat])
+            except ApiError as e:
+                if e.status != 409 or not self.signed:
+                    raise
+                self.latest.update(self.view_of(seat))
+                continue
+            self.book.check(answer, {"type": kind, "seat": seat, **sent,
+                                     **({"sig": body["sig"]} if self.signed else {})})
+            self.latest.update(answer["view"])
             return answer
         raise ApiError(409, "conflict", "could not find a free position to write")
 
-    for seat, token in enumerate(tokens):
-        if signed:
-            answer = call("POST", f"/matches/{match_id}/seat-key",
-                          {"public_key": keys[seat].public_text}, token)
-            book.check(answer, {"type": "seat_key", "seat": seat,
-                                "public_key": keys[seat].public_text})
-            latest.update(answer["view"])
-    if not latest:
-        latest.update(view_of(0))
-    seeds: dict[int, str] = {}
-    for seat in range(len(tokens)):
-        if rng.random() < 0.2:
-            write("/seed", seat, {"client_seed": None}, "client_seed", {"client_seed": None})
-            continue
-        seeds[seat] = rng.randbytes(32).hex()
-        digest = client_commitment(match_id, seat, seeds[seat])
-        write("/seed", seat, {"commitment": digest}, "seed_commit", {"commitment": digest})
-    for seat, seed in seeds.items():
-        write("/seed", seat, {"client_seed": seed}, "seed_reveal", {"client_seed": seed})
-    # each seat's latest view: every write answers with the writer's view after it, so a seat
-    # reads (GET) only when the other seat moved since its own last answer
-    views: list[dict[str, Any]] = [dict(latest) for _ in tokens]
-    moves = 0
-    for _ in range(100_000):
-        newest = max(views, key=lambda view: view["next_seq"])
-        if newest["status"] in ("ended", "imported"):
-            break
-        current = newest["current_seat"]
+    # (4) the moves ------------------------------------------------------------------------
+
+    def play_moves(self, pace: float = 0.0,
+                   on_move: Callable[[dict[str, Any]], None] | None = None) -> int:
+        """Let the seat to move choose among its legal actions until the match has ended;
+        the number of moves the server accepted.
+
+        Each seat keeps its latest view: every write answers with the writer's view after
+        it, so a seat reads (GET) only when the other seat moved since its own last answer.
+        """
+        views: list[dict[str, Any]] = [dict(self.latest) for _ in self.tokens]
+        moves = 0
+        for _ in range(MAX_TURNS):
+            newest = max(views, key=lambda view: view["next_seq"])
+            if newest["status"] in ("ended", "imported"):
+                break
+            seat = self._seat_to_move(views, newest)
+            if seat is not None and self._move(views, seat, pace, on_move):
+                moves += 1
+        return moves
+
+    def _seat_to_move(self, views: list[dict[str, Any]],
+                      newest: dict[str, Any]) -> int | None:
+        """The seat whose turn the newest view says it is, its own view brought up to date;
+        None when no seat can move yet (the server is between turns)."""
+        current: int | None = newest["current_seat"]
         if current is None:
             time.sleep(0.01)
-            views[0] = view_of(0)
-            continue
+            views[0] = self.view_of(0)
+            return None
         view = views[current]
         if view["next_seq"] != newest["next_seq"] or not view["legal_actions"] \
                 or view["seat"] != current:
-            view = views[current] = view_of(current)
+            view = views[current] = self.view_of(current)
             if not view["legal_actions"]:
-                continue
-        action = rng.choice(view["legal_actions"])
+                return None
+        return current
+
+    def _move(self, views: list[dict[str, Any]], seat: int, pace: float,
+              on_move: Callable[[dict[str, Any]], None] | None) -> bool:
+        """``seat`` chooses and sends one move: True once the server accepted it, False when
+        the other seat got there first (its view is read again)."""
+        action = self.rng.choice(views[seat]["legal_actions"])
         if pace:
             time.sleep(pace)
-        action_id = secrets.token_hex(8)
-        body: dict[str, Any] = {"action": action, "expected_seq": view["next_seq"],
-                                "action_id": action_id}
-        sent: dict[str, Any] = {"type": "move", "seat": current, "action": action,
-                                "action_id": action_id}
-        if signed:
-            body["client_ts"] = sent["client_ts"] = time.time_ns() // 1_000_000
-            draft = {"seq": view["next_seq"], "prev": view["head"], **sent}
-            body["sig"] = sent["sig"] = keys[current].sign(seat_message(draft)).hex()
+        body, sent = self._move_request(views[seat], seat, action)
         posted = time.perf_counter()
         try:
-            answer = call("POST", f"/matches/{match_id}/actions", body, tokens[current])
+            answer = self.call("POST", f"/matches/{self.id}/actions", body, self.tokens[seat])
         except ApiError as e:
             if e.status != 409:
                 raise
-            if stats is not None:
-                with stats.lock:
-                    stats.conflicts += 1
-            views[current] = view_of(current)
-            continue
-        book.check(answer, sent)
-        views[current] = answer["view"]
-        moves += 1
+            if self.stats is not None:
+                self.stats.count_conflict()
+            views[seat] = self.view_of(seat)
+            return False
+        self.book.check(answer, sent)
+        views[seat] = answer["view"]
         if on_move is not None:
-            seq = answer["event"]["seq"]
-            captions = call("GET", f"/matches/{match_id}/events?after={seq - 1}&limit=1")
-            on_move({"id": match_id, "seq": seq, "seat": current, "action": action,
-                     "caption": captions.get("captions", {}).get(str(seq))})
-        if stats is not None:
-            took = time.perf_counter() - posted
-            with stats.lock:
-                stats.moves += 1
-                stats.latencies.append(took)
-    summary = call("GET", f"/matches/{match_id}")
-    _same_match(summary, match_id, "summary")
-    seat_keys = [key.public_text for key in keys]
-    if verify:
-        _verify_sealed(client, match_id, server_key, seat_keys, book)
-    result = {"id": match_id, "seats": names, "moves": moves, "result": summary.get("result"),
-              "receipts": book.to_json(match_id, seat_keys), "seat_keys": seat_keys}
-    if stats is not None:
-        with stats.lock:
-            stats.matches += 1
-            stats.results.append(result)
-    return result
+            self._tell_move(on_move, answer["event"]["seq"], seat, action)
+        if self.stats is not None:
+            self.stats.count_move(time.perf_counter() - posted)
+        return True
 
+    def _move_request(self, view: dict[str, Any], seat: int,
+                      action: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The move's request body, and the event fields the receipt must show as sent
+        (signed: the seat's own clock and its signature over the drafted event)."""
+        action_id = secrets.token_hex(8)
+        body: dict[str, Any] = {"action": action, "expected_seq": view["next_seq"],
+                                "action_id": action_id}
+        sent: dict[str, Any] = {"type": "move", "seat": seat, "action": action,
+                                "action_id": action_id}
+        if self.signed:
+            body["client_ts"] = sent["client_ts"] = time.time_ns() // 1_000_000
+            draft = {"seq": view["next_seq"], "prev": view["head"], **sent}
+            body["sig"] = sent["sig"] = self.keys[seat].sign(seat_message(draft)).hex()
+        return body, sent
+
+    def _tell_move(self, on_move: Callable[[dict[str, Any]], None], seq: int, seat: int,
+                   action: Any) -> None:
+        """Tell ``on_move`` of an accepted move, with the server's public caption of it."""
+        captions = self.call("GET", f"/matches/{self.id}/events?after={seq - 1}&limit=1")
+        on_move({"id": self.id, "seq": seq, "seat": seat, "action": action,
+                 "caption": captions.get("captions", {}).get(str(seq))})
+
+    # (5) the end --------------------------------------------------------------------------
+
+    def finish(self, moves: int, verify: bool = True) -> dict[str, Any]:
+        """The match's summary; with ``verify``, its sealed bundle checked as a player would.
+        Returns what ``play_match`` returns."""
+        summary = self.call("GET", f"/matches/{self.id}")
+        same_match(summary, self.id, "summary")
+        seat_keys = [key.public_text for key in self.keys]
+        if verify:
+            _verify_sealed(self.client, self.id, self.server_key, seat_keys, self.book)
+        result = {"id": self.id, "seats": self.names, "moves": moves,
+                  "result": summary.get("result"),
+                  "receipts": self.book.to_json(self.id, seat_keys), "seat_keys": seat_keys}
+        if self.stats is not None:
+            self.stats.count_match(result)
+        return result
 
 def _verify_sealed(client: ApiClient, match_id: str, server_key: str, seat_keys: list[str],
                    book: ReceiptBook) -> None:
@@ -495,13 +418,20 @@ def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
     threads = [threading.Thread(target=worker, daemon=True) for _ in range(max(1, concurrency))]
     for thread in threads:
         thread.start()
+    yield from _follow(threads, news)
+    stats.seconds = time.perf_counter() - start
+    if errors:
+        raise errors[0]
+    yield {"stats": stats}
+
+
+def _follow(threads: list[threading.Thread], news: list[dict[str, Any]]
+            ) -> Iterator[dict[str, Any]]:
+    """What the workers report, in order, as it comes, until every worker has stopped and
+    every report is out."""
     reported = 0
     while any(thread.is_alive() for thread in threads) or reported < len(news):
         while reported < len(news):
             yield news[reported]
             reported += 1
         time.sleep(0.05)
-    stats.seconds = time.perf_counter() - start
-    if errors:
-        raise errors[0]
-    yield {"stats": stats}
