@@ -1,6 +1,6 @@
 """The other side of the API: what a player, a bot or an observer runs against a fairdeal
-server it does not trust — the HTTP client, the bots' driver, the receipt book — and the
-offline simulator that records bot matches without one.
+server it does not trust — the HTTP client, the bots' driver, the receipt book, the log's
+monitor and witness — and the offline simulator that records bot matches without one.
 
     >>> import random
     >>> from fairdeal.client import ApiClient, play_match
@@ -19,8 +19,11 @@ from __future__ import annotations
 
 from .api import ApiClient, ApiError
 from .bots import BOT_NAME, BotMatch, PlayStats, play_match, play_matches
+from .logwatch import LogError, LogOptionError, LogServer, LogUsageError
+from .monitor import run_monitor
 from .receipts import MATCH_ID, ReceiptBook, TamperDetected, checked_match_id
 from .simulate import SimulationSettings, simulate_match, simulate_matches
+from .witness import compare_files, load_witness_key, run_witness, witness_verifier_key
 
 __all__ = [
     "BOT_NAME",
@@ -28,13 +31,22 @@ __all__ = [
     "ApiClient",
     "ApiError",
     "BotMatch",
+    "LogError",
+    "LogOptionError",
+    "LogServer",
+    "LogUsageError",
     "PlayStats",
     "ReceiptBook",
     "SimulationSettings",
     "TamperDetected",
     "checked_match_id",
+    "compare_files",
+    "load_witness_key",
     "play_match",
     "play_matches",
+    "run_monitor",
+    "run_witness",
     "simulate_match",
     "simulate_matches",
+    "witness_verifier_key",
 ]
