@@ -18,7 +18,7 @@ from pathlib import Path
 
 import click
 
-from fairdeal.client.logwatch import LogError, LogOptionError, LogServer, LogUsageError
+from fairdeal.client.logwatch import LogOptionError, LogServer, LogUsageError, LogWatchError
 from fairdeal.client.monitor import run_monitor
 from fairdeal.client.witness import (
     compare_files,
@@ -46,7 +46,7 @@ def _said_by_click() -> Iterator[None]:
         raise click.BadParameter(str(e), param_hint=e.option) from None
     except LogUsageError as e:
         raise click.UsageError(str(e)) from None
-    except LogError as e:
+    except LogWatchError as e:
         raise click.ClickException(str(e)) from None
 
 

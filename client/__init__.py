@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .api import ApiClient, ApiError
 from .bots import BOT_NAME, BotMatch, PlayStats, play_match, play_matches
-from .logwatch import LogError, LogOptionError, LogServer, LogUsageError
+from .logwatch import LogOptionError, LogServer, LogUsageError, LogWatchError
 from .monitor import run_monitor
 from .receipts import MATCH_ID, ReceiptBook, TamperDetected, checked_match_id
 from .simulate import SimulationSettings, simulate_match, simulate_matches
@@ -31,10 +31,10 @@ __all__ = [
     "ApiClient",
     "ApiError",
     "BotMatch",
-    "LogError",
     "LogOptionError",
     "LogServer",
     "LogUsageError",
+    "LogWatchError",
     "PlayStats",
     "ReceiptBook",
     "SimulationSettings",

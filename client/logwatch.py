@@ -5,8 +5,8 @@ against the last checkpoint seen; and the state file that remembers that checkpo
 A state file remembers the last checkpoint seen and the log's key (JSON) — a monitor's also
 its scan of the leaves (``verifier.logscan``). It is only replaced after the new checkpoint
 passed, so an alarm keeps ringing until someone looks. Whatever a server answers, and whatever
-a state file holds, is checked for its shape before use: a wrong one is a ``LogError`` whose
-message names it, never a traceback.
+a state file holds, is checked for its shape before use: a wrong one is a ``LogWatchError``
+whose message names it, never a traceback.
 """
 
 from __future__ import annotations
@@ -24,17 +24,17 @@ from fairdeal.verifier.note import ED25519, Note, NoteError, VerifierKey, verify
 
 from .api import ApiClient
 
-__all__ = ["LogError", "LogOptionError", "LogServer", "LogUsageError", "read_state",
+__all__ = ["LogOptionError", "LogServer", "LogUsageError", "LogWatchError", "read_state",
            "read_view_file", "write_state"]
 
 
-class LogError(Exception):
+class LogWatchError(Exception):
     """What stops a monitor, a witness or a comparison: the log misbehaved (the message then
     starts ``ALARM:``), or a server, a file or a key cannot be used. The message is the whole
     diagnosis, as the CLI prints it."""
 
 
-class LogOptionError(LogError):
+class LogOptionError(LogWatchError):
     """A value given by the caller is wrong: ``option`` names which (``--log-key``, ``URL``)."""
 
     def __init__(self, message: str, option: str) -> None:
@@ -42,7 +42,7 @@ class LogOptionError(LogError):
         self.option = option
 
 
-class LogUsageError(LogError):
+class LogUsageError(LogWatchError):
     """The caller left out what the task needs (a log key, a server to ask for a proof)."""
 
 
@@ -69,17 +69,17 @@ class LogServer:
         try:
             status, body = self.api.raw("GET", path)
         except OSError as e:
-            raise LogError(f"cannot reach {self.base}{path}: {e}") from None
+            raise LogWatchError(f"cannot reach {self.base}{path}: {e}") from None
         if status != 200:
-            raise LogError(f"{self.base}{path} answered HTTP {status}: "
-                           f"{body[:300].decode('utf-8', 'replace')}")
+            raise LogWatchError(f"{self.base}{path} answered HTTP {status}: "
+                                f"{body[:300].decode('utf-8', 'replace')}")
         return body
 
     def get_json(self, path: str) -> Any:
         try:
             return json.loads(self.get(path))
         except (ValueError, RecursionError):  # nested past Python's depth: not an answer either
-            raise LogError(f"{self.base}{path} did not answer JSON") from None
+            raise LogWatchError(f"{self.base}{path} did not answer JSON") from None
 
     def log_key(self, given: str | None, state: dict[str, Any],
                 warn: Callable[[str], None]) -> VerifierKey:
@@ -92,8 +92,8 @@ class LogServer:
             first = keys[0] if isinstance(keys, list) and keys else None
             text = first.get("log_key") if isinstance(first, dict) else None
             if not isinstance(text, str):
-                raise LogError(f"{self.base}/keys names no log key (expected "
-                               '{"keys": [{"log_key": ...}]}): pass --log-key')
+                raise LogWatchError(f"{self.base}/keys names no log key (expected "
+                                    '{"keys": [{"log_key": ...}]}): pass --log-key')
             warn(f"first use: trusting the log key {text} (pin it with --log-key)")
         try:
             key = VerifierKey.parse(text)
@@ -102,8 +102,8 @@ class LogServer:
         if key.kind != ED25519:
             raise LogOptionError("the log key is an Ed25519 (type 1) verifier key", "--log-key")
         if state and state.get("log_key") != key.text():
-            raise LogError(f"the state file follows the log key {state['log_key']}, "
-                           f"not {key.text()}")
+            raise LogWatchError(f"the state file follows the log key {state['log_key']}, "
+                                f"not {key.text()}")
         return key
 
     def checkpoint(self, key: VerifierKey) -> tuple[Checkpoint, Note, str]:
@@ -112,12 +112,12 @@ class LogServer:
         try:
             checkpoint, note = Checkpoint.from_note(text)
             if checkpoint.origin != key.name:
-                raise LogError(f"the checkpoint is of log {checkpoint.origin!r}, the "
-                               f"key is {key.name!r}'s")
+                raise LogWatchError(f"the checkpoint is of log {checkpoint.origin!r}, the "
+                                    f"key is {key.name!r}'s")
             verify_note(note, [key])
         except (CheckpointError, NoteError) as e:
-            raise LogError(f"ALARM: the server's checkpoint does not verify: {e}\n"
-                           f"{text}") from None
+            raise LogWatchError(f"ALARM: the server's checkpoint does not verify: {e}\n"
+                                f"{text}") from None
         return checkpoint, note, text
 
     def consistency_proof(self, old: int, new: int) -> list[bytes]:
@@ -127,8 +127,8 @@ class LogServer:
         try:
             answer = self.get_json(path)
             return [base64.b64decode(item, validate=True) for item in answer["hashes"]]
-        except (LogError, KeyError, TypeError, ValueError) as e:
-            detail = str(e) if isinstance(e, LogError) else repr(e)
+        except (LogWatchError, KeyError, TypeError, ValueError) as e:
+            detail = str(e) if isinstance(e, LogWatchError) else repr(e)
             raise ValueError(detail) from None
 
     def check_growth(self, state: dict[str, Any], new: Checkpoint, new_text: str) -> str:
@@ -145,12 +145,12 @@ class LogServer:
                 proof = self.consistency_proof(old.size, new.size)
             except ValueError as e:
                 # a log that cannot prove it grew honestly is treated as one that did not
-                raise LogError(f"ALARM: the server gives no usable consistency proof from size "
-                               f"{old.size} to {new.size} ({e})\n{both}") from None
+                raise LogWatchError(f"ALARM: the server gives no usable consistency proof from "
+                                    f"size {old.size} to {new.size} ({e})\n{both}") from None
         try:
             check_growth(old, new, proof)
         except LogForked as e:
-            raise LogError(f"ALARM: {e}\n{both}") from None
+            raise LogWatchError(f"ALARM: {e}\n{both}") from None
         return (f"consistent with the last checkpoint seen (size {old.size}): {new.describe()}"
                 if old.size != new.size else f"unchanged: {new.describe()}")
 
@@ -163,23 +163,23 @@ def read_state(path: Path) -> dict[str, Any]:
         # the OS's own words, as every other output path of the CLI says them
         why = ("Not a directory: it is a file, not a folder" if path.parent.exists()
                else f"No such file or directory: the folder {path.parent} does not exist")
-        raise LogError(f"cannot write the state file {path}: {why}")
+        raise LogWatchError(f"cannot write the state file {path}: {why}")
     if not path.exists():
         return {}
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as e:
         why = "it is nested too deeply" if isinstance(e, RecursionError) else e
-        raise LogError(f"cannot read the state file {path}: {why}") from None
+        raise LogWatchError(f"cannot read the state file {path}: {why}") from None
     if not isinstance(state, dict) or not isinstance(state.get("checkpoint"), str) \
             or not isinstance(state.get("log_key"), str):
-        raise LogError(f"{path} is not a fairdeal log state file (a JSON object "
-                       "with 'checkpoint' and 'log_key' texts)")
+        raise LogWatchError(f"{path} is not a fairdeal log state file (a JSON object "
+                            "with 'checkpoint' and 'log_key' texts)")
     try:
         Checkpoint.from_note(state["checkpoint"])
         VerifierKey.parse(state["log_key"])
     except (CheckpointError, NoteError) as e:
-        raise LogError(f"{path} is not a fairdeal log state file: {e}") from None
+        raise LogWatchError(f"{path} is not a fairdeal log state file: {e}") from None
     return state
 
 
@@ -190,7 +190,7 @@ def write_state(path: Path, state: dict[str, Any]) -> None:
         temporary.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
         os.replace(temporary, path)
     except OSError as e:
-        raise LogError(f"cannot write the state file {path}: {e.strerror or e}") from None
+        raise LogWatchError(f"cannot write the state file {path}: {e.strerror or e}") from None
 
 
 def read_view_file(path: str) -> tuple[str, str | None]:
@@ -199,16 +199,16 @@ def read_view_file(path: str) -> tuple[str, str | None]:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise LogError(f"cannot read {path}: {e}") from None
+        raise LogWatchError(f"cannot read {path}: {e}") from None
     if not text.lstrip().startswith("{"):
         return text, None
     try:
         state = json.loads(text)
     except (ValueError, RecursionError):
-        raise LogError(f"{path} is neither a checkpoint nor a log state file "
-                       "(not JSON)") from None
+        raise LogWatchError(f"{path} is neither a checkpoint nor a log state file "
+                            "(not JSON)") from None
     if not isinstance(state, dict) or not isinstance(state.get("checkpoint"), str) \
             or not isinstance(state.get("log_key", ""), str):
-        raise LogError(f"{path} is not a fairdeal log state file (a JSON object "
-                       "with 'checkpoint' and 'log_key' texts)")
+        raise LogWatchError(f"{path} is not a fairdeal log state file (a JSON object "
+                            "with 'checkpoint' and 'log_key' texts)")
     return state["checkpoint"], state.get("log_key")

@@ -4,7 +4,7 @@ the leaves must make the checkpoint's tree), and check given bundles are in it.
 
 ``run_monitor`` is the whole run, as ``fairdeal log monitor`` makes it: it tells ``say`` each line
 of its findings as it goes, and answers whether the log held. An alarm about the checkpoint
-itself (a fork, a shrink, no proof, the witnesses missing) is a ``LogError``; an alarm about
+itself (a fork, a shrink, no proof, the witnesses missing) is a ``LogWatchError``; an alarm about
 the leaves is a line, and leaves the state file as it was, so the alarm rings again.
 """
 
@@ -27,7 +27,7 @@ from fairdeal.verifier.report import VerificationError
 from fairdeal.verifier.verify import chain_hashes, verify_bytes
 
 from .api import ApiError
-from .logwatch import LogError, LogServer, read_state, write_state
+from .logwatch import LogServer, LogWatchError, read_state, write_state
 
 __all__ = ["LEAF_PAGE", "bundle_in_log", "deep_check", "run_monitor", "scan_leaves"]
 
@@ -50,7 +50,7 @@ def run_monitor(server: LogServer, state_path: Path, *, log_key: str | None = No
             say(witnesses.check(note))
         except WitnessError as e:
             # not accepted, so not remembered: the next run asks again
-            raise LogError(f"ALARM: {e}\n--- the checkpoint served ---\n{text}") from None
+            raise LogWatchError(f"ALARM: {e}\n--- the checkpoint served ---\n{text}") from None
     scanned, alarms, scan = scan_leaves(server, state, checkpoint, key, deep)
     for line in [*scanned, *alarms]:
         say(line)
@@ -81,7 +81,7 @@ def bundle_in_log(server: LogServer, path: str, key: VerifierKey,
         except ApiError as e:
             return f"FAIL: {path}: the log has no {kind} leaf of match {bundle.match_id} ({e})"
         except OSError as e:
-            raise LogError(f"cannot reach {server.base}: {e}") from None
+            raise LogWatchError(f"cannot reach {server.base}: {e}") from None
         except RecursionError:
             return f"FAIL: {path}: the server's proof of its {kind} leaf is not JSON"
         if not isinstance(answer, dict) or isinstance(answer.get("index"), bool) \
@@ -150,11 +150,11 @@ def _scan_so_far(state: dict[str, Any], checkpoint: Checkpoint) -> LogScan:
     try:
         scan = LogScan.from_json(state["scan"]) if "scan" in state else LogScan()
     except ScanError as e:
-        raise LogError(f"the state file's leaf scan is damaged ({e}): delete its "
-                       "'scan' entry to scan the log again from leaf 0") from None
+        raise LogWatchError(f"the state file's leaf scan is damaged ({e}): delete its "
+                            "'scan' entry to scan the log again from leaf 0") from None
     if scan.size > checkpoint.size:
-        raise LogError(f"the state file scanned {scan.size} leaves, more than the "
-                       f"checkpoint's {checkpoint.size}: not this log's state")
+        raise LogWatchError(f"the state file scanned {scan.size} leaves, more than the "
+                            f"checkpoint's {checkpoint.size}: not this log's state")
     return scan
 
 
@@ -173,12 +173,12 @@ def deep_check(server: LogServer, key: VerifierKey, checkpoint: Checkpoint,
     except (ApiError, ProofError, KeyError, TypeError, ValueError) as e:
         return [f"ALARM: {where}: the server proves no genesis leaf {sealed.genesis} ({e})"]
     except OSError as e:
-        raise LogError(f"cannot reach {server.base}: {e}") from None
+        raise LogWatchError(f"cannot reach {server.base}: {e}") from None
     path = f"/matches/{quote(sealed.match_id, safe='')}/bundle"
     try:
         status, body = server.api.raw("GET", path)
     except OSError as e:
-        raise LogError(f"cannot reach {server.base}{path}: {e}") from None
+        raise LogWatchError(f"cannot reach {server.base}{path}: {e}") from None
     if status != 200:
         return [f"ALARM: {where}: the server gives no bundle of this match (HTTP {status})"]
     try:

@@ -21,10 +21,10 @@ from fairdeal.verifier.note import COSIGNATURE, Note, NoteError, VerifierKey, co
 
 from .api import ApiError
 from .logwatch import (
-    LogError,
     LogOptionError,
     LogServer,
     LogUsageError,
+    LogWatchError,
     read_state,
     read_view_file,
     write_state,
@@ -39,12 +39,12 @@ def load_witness_key(path: Path) -> SigningKey:
         try:
             return SigningKey.from_pem(path.read_bytes())
         except (OSError, ValueError) as e:
-            raise LogError(f"cannot read the witness key {path}: {e}") from None
+            raise LogWatchError(f"cannot read the witness key {path}: {e}") from None
     key = SigningKey.generate()
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError as e:
-        raise LogError(f"cannot create the witness key {path}: {e}") from None
+        raise LogWatchError(f"cannot create the witness key {path}: {e}") from None
     with os.fdopen(fd, "wb") as handle:
         handle.write(key.to_pem())
     return key
@@ -87,7 +87,7 @@ def compare_files(first: str, second: str, *, url: str | None = None,
             log_key: str | None = None) -> str:
     """Whether the views in the files ``first`` and ``second`` (state files of a monitor or
     a witness, or signed checkpoints) are consistent: the line saying so, or an ALARM
-    (LogError) with both checkpoints. Views of different sizes need the log's consistency
+    (LogWatchError) with both checkpoints. Views of different sizes need the log's consistency
     proof, asked of the server at ``url`` (LogUsageError without one)."""
     if log_key is not None:
         try:
@@ -99,7 +99,7 @@ def compare_files(first: str, second: str, *, url: str | None = None,
     try:
         views = read_view(first, note_a, key), read_view(second, note_b, key)
     except ViewError as e:
-        raise LogError(str(e)) from None
+        raise LogWatchError(str(e)) from None
     both = (f"--- {first}'s checkpoint ---\n{note_a}"
             f"--- {second}'s checkpoint ---\n{note_b}")
     try:
@@ -111,11 +111,11 @@ def compare_files(first: str, second: str, *, url: str | None = None,
             try:
                 proof = LogServer.at(url).consistency_proof(e.old, e.new)
             except ValueError as why:
-                raise LogError(f"ALARM: the server gives no usable consistency proof from size "
-                               f"{e.old} to {e.new} ({why})\n{both}") from None
+                raise LogWatchError(f"ALARM: the server gives no usable consistency proof from "
+                                    f"size {e.old} to {e.new} ({why})\n{both}") from None
         return compare_views(*views, proof=proof)
     except LogForked as e:
-        raise LogError(f"ALARM: the two views cannot both be the log's: {e}\n{both}") from None
+        raise LogWatchError(f"ALARM: the two views cannot both be the log's: {e}\n{both}") from None
 
 
 def _one_log_key(given: str | None, key_a: str | None, key_b: str | None) -> VerifierKey:
@@ -127,9 +127,9 @@ def _one_log_key(given: str | None, key_a: str | None, key_b: str | None) -> Ver
     try:
         keys = {VerifierKey.parse(text).text() for text in named}
     except NoteError as e:
-        raise LogError(f"a log key: {e}") from None
+        raise LogWatchError(f"a log key: {e}") from None
     if len(keys) != 1:
-        raise LogError(
+        raise LogWatchError(
             "the two views follow different log keys (" + ", ".join(sorted(keys)) + "): they "
             "watch different logs, or the server gave each a different key; compare each "
             "with the key the operator publishes")

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from fairdeal.client import (
-    LogError,
     LogOptionError,
     LogServer,
     LogUsageError,
+    LogWatchError,
     compare_files,
     load_witness_key,
     run_monitor,
@@ -62,7 +62,7 @@ def test_a_forked_log_is_an_alarm_and_the_state_is_kept(servers: Any, tmp_path: 
     assert run_monitor(LogServer.at(a.url), state, say=lambda line: None,
                        warn=lambda line: None)
     before = state.read_text()
-    with pytest.raises(LogError, match="^ALARM: ") as alarm:
+    with pytest.raises(LogWatchError, match="^ALARM: ") as alarm:
         run_monitor(LogServer.at(b.url), state, say=lambda line: None)
     assert a.ledger.log.checkpoint() in str(alarm.value)
     assert b.ledger.log.checkpoint() in str(alarm.value)
@@ -102,7 +102,7 @@ def test_a_state_file_that_is_not_one_is_refused(tmp_path: Path) -> None:
     state = tmp_path / "monitor.json"
     assert read_state(state) == {}  # first use
     state.write_text('{"checkpoint": 3}')
-    with pytest.raises(LogError, match="is not a fairdeal log state file"):
+    with pytest.raises(LogWatchError, match="is not a fairdeal log state file"):
         read_state(state)
-    with pytest.raises(LogError, match="the folder .* does not exist"):
+    with pytest.raises(LogWatchError, match="the folder .* does not exist"):
         read_state(tmp_path / "nowhere" / "monitor.json")
