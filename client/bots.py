@@ -235,7 +235,8 @@ class BotMatch:
                          "type": kind, "seat": seat, **sent}
                 body["sig"] = self.keys[seat].sign(seat_message(draft)).hex()
             try:
-                answer = self.call("POST", f"/matches/{self.id}{path}", body, self.tokens[seat])
+                answer: dict[str, Any] = self.call("POST", f"/matches/{self.id}{path}", body,
+                                                   self.tokens[seat])
             except ApiError as e:
                 if e.status != 409 or not self.signed:
                     raise

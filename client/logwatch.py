@@ -169,8 +169,8 @@ def read_state(path: Path) -> dict[str, Any]:
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as e:
-        why = "it is nested too deeply" if isinstance(e, RecursionError) else e
-        raise LogWatchError(f"cannot read the state file {path}: {why}") from None
+        reason = "it is nested too deeply" if isinstance(e, RecursionError) else e
+        raise LogWatchError(f"cannot read the state file {path}: {reason}") from None
     if not isinstance(state, dict) or not isinstance(state.get("checkpoint"), str) \
             or not isinstance(state.get("log_key"), str):
         raise LogWatchError(f"{path} is not a fairdeal log state file (a JSON object "

@@ -112,7 +112,8 @@ def scan_leaves(server: LogServer, state: dict[str, Any], checkpoint: Checkpoint
     they make its tree; with ``deep``, each new seal's bundle. Returns the lines to print, the
     ALARM lines, and the scan to keep in the state file."""
     scan = _scan_so_far(state, checkpoint)
-    first, alarms, deep_checked = scan.size, [], 0
+    first, deep_checked = scan.size, 0
+    alarms: list[str] = []
     while scan.size < checkpoint.size and not alarms:
         limit = min(LEAF_PAGE, checkpoint.size - scan.size)
         answer = server.get_json(f"/log/leaves?after={scan.size - 1}&limit={limit}")
