@@ -40,7 +40,8 @@ BOT_NAME = "random bot"
 
 #: how often a signed write is drafted again after losing the race for its position
 WRITE_TRIES = 50
-#: a match whose moves have not ended after this many turns of the loop is given up on
+#: the move loop stops after this many rounds even if the server never ends the match; what
+#: it then holds is checked as any ended match's (and a server that lies is caught there)
 MAX_TURNS = 100_000
 
 
