@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,12 @@ from fairdeal.verifier.note import ED25519, Note, NoteError, VerifierKey, verify
 from .api import ApiClient
 
 __all__ = ["LogOptionError", "LogServer", "LogUsageError", "LogWatchError", "read_state",
-           "read_view_file", "write_state"]
+           "read_view_file", "to_stderr", "write_state"]
+
+
+def to_stderr(line: str) -> None:
+    """Where a monitor's and a witness's asides go unless told otherwise: standard error."""
+    print(line, file=sys.stderr)
 
 
 class LogWatchError(Exception):

@@ -27,7 +27,7 @@ from fairdeal.verifier.report import VerificationError
 from fairdeal.verifier.verify import chain_hashes, verify_bytes
 
 from .api import ApiError
-from .logwatch import LogServer, LogWatchError, read_state, write_state
+from .logwatch import LogServer, LogWatchError, read_state, to_stderr, write_state
 
 __all__ = ["LEAF_PAGE", "bundle_in_log", "deep_check", "run_monitor", "scan_leaves"]
 
@@ -38,7 +38,7 @@ LEAF_PAGE = 1000
 def run_monitor(server: LogServer, state_path: Path, *, log_key: str | None = None,
             witnesses: WitnessPolicy | None = None, bundles: Sequence[str] = (),
             deep: bool = False, say: Callable[[str], None] = print,
-            warn: Callable[[str], None] = print) -> bool:
+            warn: Callable[[str], None] = to_stderr) -> bool:
     """One monitor run against ``server``, remembering what it saw in ``state_path``: True
     when the log held and every bundle is in it. ``warn`` hears the first use of a log key."""
     state = read_state(state_path)

@@ -27,6 +27,7 @@ from .logwatch import (
     LogWatchError,
     read_state,
     read_view_file,
+    to_stderr,
     write_state,
 )
 
@@ -61,7 +62,7 @@ def witness_verifier_key(name: str, key: SigningKey) -> VerifierKey:
 
 def run_witness(server: LogServer, key: SigningKey, me: VerifierKey, state_path: Path, *,
             log_key: str | None = None, post: bool = True,
-            warn: Callable[[str], None] = print) -> str:
+            warn: Callable[[str], None] = to_stderr) -> str:
     """Cosign the server's newest checkpoint as the witness ``me`` (signing with ``key``)
     once it extends the last one this witness cosigned; the cosigned checkpoint's text.
     ``warn`` hears the growth check and what became of the cosignature handed to the server
