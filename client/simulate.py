@@ -130,6 +130,7 @@ class _Match:
     clock: int
 
     def register_keys(self, seat_keys: Sequence[SigningKey]) -> None:
+        """Each signing seat registers its key before anything else it writes."""
         for seat, key in enumerate(seat_keys):
             self.clock += self.bot_random.randint(50, 900)
             self.recorder.append("seat_key", self.clock, seat=seat, public_key=key.public_text)
