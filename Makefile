@@ -108,15 +108,16 @@ faults: $(STAMP)
 bench-log: $(STAMP)
 	$(BIN)/python bench/bench_log.py
 
-## ruff everywhere; mypy --strict on the pure layers. mypy cannot follow the editable install's
+## ruff everywhere; mypy --strict on the pure layers and the client. mypy cannot follow the editable install's
 ## folder mapping, so it reads them through a fairdeal/ folder of links.
 lint: $(STAMP)
 	$(BIN)/pip install --quiet ruff mypy
-	$(BIN)/ruff check games verifier audit ledger web cli tests bench fixtures fuzzing
+	$(BIN)/ruff check games verifier audit ledger client web cli tests bench fixtures fuzzing
 	rm -rf build/typecheck && mkdir -p build/typecheck/fairdeal
 	ln -s ../../../games build/typecheck/fairdeal/games
 	ln -s ../../../verifier build/typecheck/fairdeal/verifier
-	cd build/typecheck && MYPYPATH=. ../../$(BIN)/mypy --strict --namespace-packages --explicit-package-bases -p fairdeal.games -p fairdeal.verifier
+	ln -s ../../../client build/typecheck/fairdeal/client
+	cd build/typecheck && MYPYPATH=. ../../$(BIN)/mypy --strict --namespace-packages --explicit-package-bases -p fairdeal.games -p fairdeal.verifier -p fairdeal.client
 
 clean:
 	rm -rf $(VENV) out build test-output .pytest_cache

@@ -38,7 +38,7 @@ from itertools import cycle, islice
 from fairdeal.audit import audit_bundles, run_tests
 from fairdeal.audit.facts import match_facts
 from fairdeal.audit.tally import Tally
-from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
+from fairdeal.client.simulate import SimulationSettings, simulate_matches
 from fairdeal.verifier.bundle import Bundle
 from fairdeal.verifier.keys import parse_public_key, verify_signature
 from fairdeal.verifier.protocol import head_message, ply_stream

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
+from fairdeal.client.simulate import SimulationSettings, simulate_matches
 from fairdeal.verifier import keys
 from fairdeal.verifier.verify import verify_bytes
 from fairdeal.web.viewer.runtime import fetch_runtime, runtime_dir, runtime_ready

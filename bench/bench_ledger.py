@@ -32,8 +32,8 @@ from typing import Any
 
 from benchlib import drop_pg_schema, free_port, run_threads
 
+from fairdeal.client import ApiClient, play_matches
 from fairdeal.ledger import store
-from fairdeal.ledger.client import ApiClient, play_matches
 from fairdeal.ledger.keys import load_or_create_server_key
 from fairdeal.ledger.service import Ledger
 from fairdeal.ledger.store import EventStore, open_engine

@@ -29,7 +29,7 @@ from typing import Any
 
 from benchlib import drop_pg_schema, free_port
 
-from fairdeal.ledger.client import ApiClient
+from fairdeal.client import ApiClient
 from fairdeal.ledger.keys import load_or_create_server_key
 from fairdeal.ledger.service import Ledger
 from fairdeal.ledger.store import EventStore, open_engine

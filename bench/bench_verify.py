@@ -14,7 +14,7 @@ import json
 import statistics
 import time
 
-from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
+from fairdeal.client.simulate import SimulationSettings, simulate_matches
 from fairdeal.verifier.bundle import Bundle
 from fairdeal.verifier.keys import parse_public_key, verify_signature
 from fairdeal.verifier.protocol import commitment, head_message

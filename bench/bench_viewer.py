@@ -18,7 +18,7 @@ import statistics
 import time
 from typing import Any
 
-from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
+from fairdeal.client.simulate import SimulationSettings, simulate_matches
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.web.viewer.sources import MemoryLedger
 from fairdeal.web.viewer.standalone import create_viewer_app

@@ -135,7 +135,7 @@ def import_(obj: Context, files: tuple[str, ...]) -> None:
 def _wait_for(server: str, seconds: float = 10.0) -> None:
     """Give a server started a moment ago (``fairdeal serve &``) a few seconds to listen; if it
     never does, play's own first request reports that it cannot reach it."""
-    from fairdeal.ledger.client import ApiClient
+    from fairdeal.client import ApiClient
 
     ApiClient(server, timeout=2).wait_until_up(seconds, interval=0.2)
 
@@ -176,7 +176,7 @@ def _keep_receipts(folder: Path, item: dict[str, Any]) -> None:
     """Write a match's receipts to FOLDER/<match id>.receipts.json — always inside FOLDER: the
     id is the server's word, so it is checked again here (play_match checked it before using
     it in any request) and the path it makes must be a file directly in the folder."""
-    from fairdeal.ledger.client import TamperDetected, checked_match_id
+    from fairdeal.client import TamperDetected, checked_match_id
 
     match_id = checked_match_id(item["id"])
     path = folder / f"{match_id}.receipts.json"
@@ -286,7 +286,7 @@ def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
     server that changed anything is reported (exit 1). One line when each match starts and one
     when it ends, with its link; a progress bar over the matches on standard error when that
     is a terminal."""
-    from fairdeal.ledger.client import ApiClient, ApiError, TamperDetected, play_matches
+    from fairdeal.client import ApiClient, ApiError, TamperDetected, play_matches
 
     trusted_key = checked_key(trusted_key, "--trusted-key")
     folder = make_folder(receipts_dir) if receipts_dir else None

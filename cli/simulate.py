@@ -112,7 +112,7 @@ def simulate(obj: Context, game: str, extra: tuple[str, ...], bots: str, count: 
              seed: str | None, turn_limit: int, signed: bool, out: str,
              **game_options: str | None) -> None:
     """Play bot matches and write one sealed bundle per match."""
-    from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
+    from fairdeal.client.simulate import SimulationSettings, simulate_matches
 
     game = game.lower()
     given = {name.removeprefix("game_").replace("_", "-"): value

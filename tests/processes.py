@@ -59,7 +59,7 @@ class ServeProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, wait_s: float = 30) -> None:
-        from fairdeal.ledger.client import ApiClient
+        from fairdeal.client import ApiClient
 
         env = {name: value for name, value in os.environ.items()
                if name not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}

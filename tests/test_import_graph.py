@@ -14,6 +14,11 @@ Two conventions decide what an edge is:
   (verifier/'s public face) would be a circle with each of them. A module importing a name
   *from* its package's ``__init__`` is counted, as any other import.
 
+Each package imports only the layers below it (``LAYERS``, the arrows of ../shared/DESIGN.md):
+games/ nothing of fairdeal's; verifier/ the games; audit/, ledger/ and client/ the verifier and
+the games (client/ is the other side of the API, so the server never imports it, nor it the
+server); web/ and cli/ anything below them.
+
 cli/ is read too: its group (cli/group.py) and shared helpers (cli/common.py) import no
 command module, each command module registers itself on the group, and only the entry point
 cli/main.py imports the command modules.
@@ -29,7 +34,18 @@ from pathlib import Path
 ROOT = Path(__file__).parents[1]
 
 #: the top-level folders read, each installed as ``fairdeal.<folder>``
-PACKAGES = ("verifier", "games", "audit", "web", "ledger", "cli")
+PACKAGES = ("verifier", "games", "audit", "web", "ledger", "client", "cli")
+
+#: the other packages each package may import (../shared/DESIGN.md, "The next shape")
+LAYERS = {
+    "games": set(),
+    "verifier": {"games"},
+    "audit": {"verifier", "games"},
+    "ledger": {"verifier", "games"},
+    "client": {"verifier", "games"},
+    "web": {"audit", "ledger", "client", "verifier", "games"},
+    "cli": {"web", "audit", "ledger", "client", "verifier", "games"},
+}
 
 
 def _module_name(path: Path) -> str:
@@ -107,6 +123,32 @@ def test_the_library_packages_import_without_a_cycle() -> None:
     assert len(graph) > 100  # every package was read
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle or ())
+
+
+def layer_crossings(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of a package ``LAYERS`` does not allow its importer, as ``a imports b``."""
+    return sorted(
+        f"{importer} imports {target}"
+        for importer, targets in graph.items() for target in targets
+        if (into := target.split(".")[1]) != (source := importer.split(".")[1])
+        and into not in LAYERS[source])
+
+
+def test_each_package_imports_only_the_layers_below_it() -> None:
+    """The server (ledger/) and the client (client/) each import the verifier and the games,
+    never each other; web/ and cli/ import any of them. Every import counts, as above."""
+    assert set(LAYERS) == set(PACKAGES)
+    assert layer_crossings(import_graph()) == []
+
+
+def test_a_layer_crossing_is_seen() -> None:
+    """The server importing the client, or the client the server, is a crossing; the CLI
+    importing either is not."""
+    graph = {"fairdeal.ledger.live": {"fairdeal.client.bots", "fairdeal.verifier.chain"},
+             "fairdeal.client.bots": {"fairdeal.ledger.store", "fairdeal.games"},
+             "fairdeal.cli.log": {"fairdeal.client.monitor", "fairdeal.ledger.service"}}
+    assert layer_crossings(graph) == ["fairdeal.client.bots imports fairdeal.ledger.store",
+                                      "fairdeal.ledger.live imports fairdeal.client.bots"]
 
 
 def test_function_level_and_type_checking_imports_are_edges(tmp_path: Path) -> None:

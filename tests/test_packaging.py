@@ -7,13 +7,13 @@ import sys
 import zipfile
 from pathlib import Path
 
-BARE = ("games", "verifier", "ledger", "web", "cli", "audit")
+BARE = ("games", "verifier", "ledger", "client", "web", "cli", "audit")
 
 
 def test_no_bare_top_level_module_is_imported() -> None:
     code = (
         "import sys, importlib\n"
-        "for name in ('fairdeal.games', 'fairdeal.verifier.verify', 'fairdeal.ledger.simulate',"
+        "for name in ('fairdeal.games', 'fairdeal.verifier.verify', 'fairdeal.client.simulate',"
         " 'fairdeal.cli.main', 'fairdeal.web.viewer', 'fairdeal.games.arcomage',"
         " 'fairdeal.games.toybattle', 'fairdeal.audit.html'):\n"
         "    importlib.import_module(name)\n"
@@ -54,6 +54,23 @@ def test_the_audit_imports_games_and_verifier_only() -> None:
         "import fairdeal.audit.planted\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('flask', 'sqlmodel', 'sqlalchemy')"
         " or m.startswith(('fairdeal.ledger', 'fairdeal.web', 'fairdeal.cli'))]\n"
+        "print(bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_client_imports_games_and_verifier_only() -> None:
+    """The other side of the API runs without the server: no ledger, no web, no database."""
+    code = (
+        "import sys\n"
+        "import fairdeal.client, fairdeal.client.monitor, fairdeal.client.witness\n"
+        "import fairdeal.client.simulate\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('flask', 'sqlmodel', 'sqlalchemy',"
+        " 'scipy', 'matplotlib', 'click') or m == 'fairdeal.cli'"
+        " or m.startswith(('fairdeal.ledger', 'fairdeal.web', 'fairdeal.cli.',"
+        " 'fairdeal.audit'))]\n"
         "print(bad)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True, text=True,

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from fairdeal.client import ReceiptBook
 from fairdeal.games import get_game
-from fairdeal.ledger.client import ReceiptBook
 from fairdeal.ledger.service import Ledger
 from fairdeal.verifier.forge import reseal
 from fairdeal.verifier.keys import SigningKey

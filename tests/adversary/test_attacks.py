@@ -20,8 +20,8 @@ from cheats import (
     verify,
 )
 
+from fairdeal.client import TamperDetected
 from fairdeal.games import get_game
-from fairdeal.ledger.client import TamperDetected
 from fairdeal.ledger.errors import Refused
 from fairdeal.ledger.service import Ledger
 from fairdeal.verifier.forge import reseal

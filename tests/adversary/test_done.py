@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from fairdeal.ledger.client import ApiClient
+from fairdeal.client import ApiClient
 from fairdeal.ledger.keys import load_or_create_server_key
 from fairdeal.verifier.forge import reseal
 from fairdeal.verifier.protocol import client_commitment

@@ -81,9 +81,9 @@ from cheats import Clock, Match
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
+from fairdeal.client.simulate import SimulationSettings, simulate_match
 from fairdeal.games import RulesError, get_game, get_rules, rules_versions
 from fairdeal.ledger.service import Ledger
-from fairdeal.ledger.simulate import SimulationSettings, simulate_match
 from fairdeal.verifier.canonical import canonical_bytes
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.protocol import (

@@ -22,7 +22,7 @@ from cheats import Clock, Match, forge_match
 from click.testing import CliRunner, Result
 
 from fairdeal.cli.main import cli
-from fairdeal.ledger.client import MATCH_ID, ApiClient, TamperDetected, play_match
+from fairdeal.client import MATCH_ID, ApiClient, TamperDetected, play_match
 from fairdeal.ledger.service import Ledger
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.receipts import RECEIPTS_FORMAT, receipt_json
@@ -271,7 +271,7 @@ def test_play_refuses_a_view_of_another_match(site: Site) -> None:
 
 
 def test_the_receipt_book_refuses_a_receipt_for_another_match(site: Site) -> None:
-    from fairdeal.ledger.client import ReceiptBook
+    from fairdeal.client import ReceiptBook
 
     book = ReceiptBook(site.key.public_text, "0123456789abcdef")
     event = {"seq": 1, "ts": 5, "type": "client_seed", "seat": 0, "client_seed": None,

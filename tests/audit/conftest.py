@@ -76,7 +76,7 @@ def deal_state(bundle: dict[str, Any]) -> Any:
 @pytest.fixture(scope="session")
 def honest_corpus() -> list[tuple[str, bytes]]:
     """Played matches of every game and deck (fixed seeds), and quick two-tower ones."""
-    from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
+    from fairdeal.client.simulate import SimulationSettings, simulate_matches
 
     items: list[tuple[str, bytes]] = []
     for game, params, n in (("arcomage", {"deck": "infinite"}, 25), ("toybattle", {}, 30),

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from fairdeal.ledger.client import ApiClient
+from fairdeal.client import ApiClient
 
 from ..processes import free_port
 

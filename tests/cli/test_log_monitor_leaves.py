@@ -65,7 +65,7 @@ def test_the_monitor_alarms_for_a_seal_without_its_genesis(servers: Any, tmp_pat
 def test_the_monitor_scans_only_the_new_leaves_page_by_page(servers: Any, tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch
                                                             ) -> None:
-    monkeypatch.setattr("fairdeal.cli.log.LEAF_PAGE", 2)
+    monkeypatch.setattr("fairdeal.client.monitor.LEAF_PAGE", 2)
     a = servers("a")
     for _ in range(3):
         a.finished_match()

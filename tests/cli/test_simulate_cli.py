@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from fairdeal.ledger.simulate import SEEDED_EPOCH_MS, SimulationSettings, simulate_matches
+from fairdeal.client.simulate import SEEDED_EPOCH_MS, SimulationSettings, simulate_matches
 
 
 def fairdeal(*args: str) -> subprocess.CompletedProcess[str]:

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from sqlalchemy import event, text
 
-from fairdeal.ledger.client import ApiClient
+from fairdeal.client import ApiClient
 from fairdeal.ledger.keys import load_or_create_server_key
 from fairdeal.ledger.service import Ledger
 from fairdeal.ledger.store import EventStore, open_engine

@@ -10,12 +10,12 @@ import json
 import pytest
 from flask.testing import FlaskClient
 
+from fairdeal.client import simulate
+from fairdeal.client.simulate import SimulationSettings, simulate_matches
 from fairdeal.games import get_game
-from fairdeal.ledger import simulate
 from fairdeal.ledger.errors import BadRequest
 from fairdeal.ledger.names import refused_character
 from fairdeal.ledger.service import Ledger
-from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
 from fairdeal.verifier.verify import verify_bytes
 
 SEATS = get_game("arcomage").seat_names

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
+from fairdeal.client.simulate import SimulationSettings, simulate_matches
 from fairdeal.ledger.errors import BadRequest
 from fairdeal.ledger.service import Ledger
-from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
 from fairdeal.ledger.store import EventStore
 from fairdeal.verifier.keys import SigningKey, key_id, parse_public_key
 

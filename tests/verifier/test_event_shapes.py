@@ -52,7 +52,7 @@ def test_a_malformed_move_is_refused_with_the_full_checks_words(what: str, mutat
 
 
 def test_a_malformed_timeout_is_refused() -> None:
-    from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
+    from fairdeal.client.simulate import SimulationSettings, simulate_matches
 
     settings = SimulationSettings("arcomage", {}, ("random", "random"), timeout_chance=0.5)
     bundle = next(simulate_matches(settings, 1, seed="shapes", server_key=None))

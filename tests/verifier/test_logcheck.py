@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from fairdeal.ledger.simulate import SimulationSettings, simulate_match
+from fairdeal.client.simulate import SimulationSettings, simulate_match
 from fairdeal.verifier.bundle import Bundle, InvalidBundle
 from fairdeal.verifier.checkpoint import Checkpoint, TlogProof
 from fairdeal.verifier.keys import SigningKey

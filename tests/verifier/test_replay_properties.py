@@ -8,7 +8,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
+from fairdeal.client.simulate import SimulationSettings, simulate_matches
 from fairdeal.verifier.protocol import PLAY_TYPES
 from fairdeal.verifier.replay import replay_steps
 from fairdeal.verifier.verify import verify_bytes

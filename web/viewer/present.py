@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from fairdeal.client.simulate import SIMULATED_SEAT_SUFFIX
 from fairdeal.games import RulesError, get_plugin, plugins
-from fairdeal.ledger.simulate import SIMULATED_SEAT_SUFFIX
 
 from .matches import LoadedMatch
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fairdeal.ledger.client import ApiClient, play_matches
+from fairdeal.client import ApiClient, play_matches
 from fairdeal.verifier.checkpoint import Checkpoint
 from fairdeal.verifier.logleaf import LogLeaf
 from fairdeal.verifier.merkle import MemoryTree, verify_consistency

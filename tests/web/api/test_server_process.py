@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from fairdeal.ledger.client import ApiClient, ApiError
+from fairdeal.client import ApiClient, ApiError
 
 from ...processes import FAIRDEAL, ServeProcess, free_port
 
@@ -124,7 +124,7 @@ def test_two_gunicorn_workers_share_one_sqlite_file(tmp_path: Path) -> None:
     gunicorn = Path(sys.executable).parent / "gunicorn"
     if not gunicorn.exists():
         pytest.skip("gunicorn is not installed (pip install fairdeal[server])")
-    from fairdeal.ledger.client import play_matches
+    from fairdeal.client import play_matches
 
     port = free_port()
     env = {name: value for name, value in os.environ.items()

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
+from fairdeal.client.simulate import SimulationSettings, simulate_matches
 from fairdeal.verifier.forge import reseal
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.web.viewer.sources import MemoryLedger

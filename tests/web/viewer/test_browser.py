@@ -311,7 +311,7 @@ def test_home_badges_say_who_signed(page: Any, ledger_server: tuple[str, Any]) -
     "signed by another server" and its key id in the browser, never "verified"."""
     import urllib.request
 
-    from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
+    from fairdeal.client.simulate import SimulationSettings, simulate_matches
 
     base, ledger = ledger_server
     fixtures = Path(__file__).resolve().parents[3] / "fixtures" / "bundles" / "tampered"

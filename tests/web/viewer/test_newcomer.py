@@ -39,7 +39,7 @@ def test_simulated_matches_are_labelled_and_named_matches_are_not(helpers: Any) 
 
 
 def test_no_date_on_the_home_page_lies_in_the_future(helpers: Any) -> None:
-    from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
+    from fairdeal.client.simulate import SimulationSettings, simulate_matches
     from fairdeal.web.viewer.present import date_words
 
     settings = SimulationSettings(game="arcomage", params={}, bots=("random", "greedy"))

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from fairdeal.client.simulate import SimulationSettings, simulate_matches
 from fairdeal.ledger.service import Ledger
-from fairdeal.ledger.simulate import SimulationSettings, simulate_matches
 from fairdeal.ledger.store import EventStore, open_engine
 from fairdeal.verifier.keys import SigningKey, key_id, parse_public_key
 from fairdeal.verifier.report import CHECKS, OPTIONAL_CHECKS

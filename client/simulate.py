@@ -1,8 +1,11 @@
-"""Bot matches recorded exactly as live ones are: commitment, client seeds, chained moves,
-server-written timeouts, reveal and signature. Seats commit to their seeds, then reveal them
-(fairdeal/2); a signing seat signs its seed events and its moves. With a seed, everything —
+"""Bot matches recorded offline, exactly as live ones are: commitment, client seeds, chained
+moves, server-written timeouts, reveal and signature. Seats commit to their seeds, then reveal
+them (fairdeal/2); a signing seat signs its seed events and its moves. With a seed, everything —
 server seeds, match ids, bot choices, bot thinking times, the clock and the signing keys —
 derives from it, so the output is byte-for-byte reproducible.
+
+The events are written by the verifier's own recorder (``verifier.record.MatchRecorder``), and
+nothing of the server is imported: a simulation needs no ledger, no database and no network.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fairdeal.games import get_bots, get_game
+from fairdeal.games import Bot, get_bots, get_game
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.protocol import client_commitment
 from fairdeal.verifier.record import MatchRecorder, make_genesis
@@ -82,7 +85,12 @@ def simulate_match(
     start_ms: int,
     seat_keys: Sequence[SigningKey] | None = None,
 ) -> dict[str, Any]:
-    """Play one match between the settings' bots and return its sealed bundle."""
+    """Play one match between the settings' bots and return its sealed bundle.
+
+    The steps are a live match's: the genesis, the seats' keys (``seat_keys``), the seeds
+    committed then revealed, the moves and timeouts, the reveal and the seal. ``bot_random``
+    decides every choice and every pause, in that order, so a match is its arguments.
+    """
     bots = get_bots(settings.game)
     players = [bots[name] for name in settings.bots]
     genesis = make_genesis(
@@ -96,58 +104,88 @@ def simulate_match(
         ts=start_ms,
         rules_version=settings.rules_version,
     )
-    recorder = MatchRecorder(genesis, server_seed)
-    clock = start_ms
-    seats = range(len(players))
-    signers: list[SigningKey | None] = list(seat_keys) if seat_keys is not None else [
-        None] * len(players)
+    match = _Match(settings, MatchRecorder(genesis, server_seed), match_id, bot_random,
+                   list(seat_keys) if seat_keys is not None else [None] * len(players),
+                   start_ms)
     if seat_keys is not None:
-        for seat in seats:
-            clock += bot_random.randint(50, 900)
-            recorder.append("seat_key", clock, seat=seat, public_key=seat_keys[seat].public_text)
-    # every seat commits (or declines) first; the seeds are revealed once all are fixed
-    seeds: dict[int, str] = {}
-    for seat in seats:
-        clock += bot_random.randint(100, 3_000)
-        if bot_random.random() < settings.decline_chance:
-            recorder.append("client_seed", clock, signer=signers[seat], seat=seat,
-                            client_seed=None)
-            continue
-        seeds[seat] = bot_random.randbytes(32).hex()
-        recorder.append("seed_commit", clock, signer=signers[seat], seat=seat,
-                        commitment=client_commitment(match_id, seat, seeds[seat]))
-    for seat, seed in seeds.items():
-        clock += bot_random.randint(100, 1_500)
-        recorder.append("seed_reveal", clock, signer=signers[seat], seat=seat, client_seed=seed)
+        match.register_keys(seat_keys)
+    match.add_seeds()
+    match.play(players)
+    match.clock += bot_random.randint(10, 500)
+    match.recorder.reveal(match.clock)
+    return match.recorder.seal(server_key)
 
-    game = recorder.game
-    lagging = [False] * len(players)
-    while recorder.replayer.outcome is None:
-        if recorder.replayer.plies > MAX_PLIES:
-            raise RuntimeError(f"match {match_id} did not end in {MAX_PLIES} plays")
-        state = recorder.state
-        seat = game.current_seat(state)
-        assert seat is not None
-        chance = settings.timeout_streak if lagging[seat] else settings.timeout_chance
-        # the rules' deadline: per action, or for the whole turn (a rune then a scroll)
-        deadline = recorder.replayer.deadline_ms()
-        if deadline is not None and bot_random.random() < chance:
-            lagging[seat] = True
-            clock = deadline + bot_random.randint(0, 2_000)
-            recorder.append("timeout", clock, seat=seat)
-            continue
-        lagging[seat] = False
-        action = players[seat].choose(state, bot_random)
-        think = bot_random.randint(300, 12_000)
-        clock = clock + think if deadline is None else min(clock + think, deadline)
-        signer = signers[seat]
-        fields: dict[str, Any] = {"seat": seat, "action": game.action_to_json(action)}
-        if signer is not None:  # the player's own clock, a little behind the server's
-            fields["client_ts"] = clock - bot_random.randint(0, 250)
-        recorder.append("move", clock, signer=signer, **fields)
-    clock += bot_random.randint(10, 500)
-    recorder.reveal(clock)
-    return recorder.seal(server_key)
+
+@dataclass
+class _Match:
+    """One simulated match being recorded: its recorder, the bots' stream and the clock, which
+    every event moves on by a pause drawn from the stream."""
+
+    settings: SimulationSettings
+    recorder: MatchRecorder
+    match_id: str
+    bot_random: random.Random
+    #: each seat's signing key, None for a seat that does not sign
+    signers: list[SigningKey | None]
+    clock: int
+
+    def register_keys(self, seat_keys: Sequence[SigningKey]) -> None:
+        """Each signing seat registers its key before anything else it writes."""
+        for seat, key in enumerate(seat_keys):
+            self.clock += self.bot_random.randint(50, 900)
+            self.recorder.append("seat_key", self.clock, seat=seat, public_key=key.public_text)
+
+    def add_seeds(self) -> None:
+        """Every seat commits (or declines) first; the seeds are revealed once all are fixed."""
+        seeds: dict[int, str] = {}
+        for seat, signer in enumerate(self.signers):
+            self.clock += self.bot_random.randint(100, 3_000)
+            if self.bot_random.random() < self.settings.decline_chance:
+                self.recorder.append("client_seed", self.clock, signer=signer, seat=seat,
+                                     client_seed=None)
+                continue
+            seeds[seat] = self.bot_random.randbytes(32).hex()
+            self.recorder.append("seed_commit", self.clock, signer=signer, seat=seat,
+                                 commitment=client_commitment(self.match_id, seat, seeds[seat]))
+        for seat, seed in seeds.items():
+            self.clock += self.bot_random.randint(100, 1_500)
+            self.recorder.append("seed_reveal", self.clock, signer=self.signers[seat], seat=seat,
+                                 client_seed=seed)
+
+    def play(self, players: Sequence[Bot]) -> None:
+        """The bots move, or let a turn run out, until the rules say the match has ended."""
+        lagging = [False] * len(players)
+        while self.recorder.replayer.outcome is None:
+            if self.recorder.replayer.plies > MAX_PLIES:
+                raise RuntimeError(f"match {self.match_id} did not end in {MAX_PLIES} plays")
+            seat = self.recorder.game.current_seat(self.recorder.state)
+            assert seat is not None
+            chance = (self.settings.timeout_streak if lagging[seat]
+                      else self.settings.timeout_chance)
+            # the rules' deadline: per action, or for the whole turn (a rune then a scroll)
+            deadline = self.recorder.replayer.deadline_ms()
+            lagging[seat] = deadline is not None and self.bot_random.random() < chance
+            if lagging[seat]:
+                assert deadline is not None
+                self.clock = deadline + self.bot_random.randint(0, 2_000)
+                self.recorder.append("timeout", self.clock, seat=seat)
+            else:
+                self.move(players[seat], seat, deadline)
+
+    def move(self, player: Bot, seat: int, deadline: int | None) -> None:
+        """``player`` thinks (never past the deadline) and moves; a signing seat signs the move
+        and stamps it with its own clock, a little behind the server's."""
+        state = self.recorder.state
+        action = player.choose(state, self.bot_random)
+        think = self.bot_random.randint(300, 12_000)
+        self.clock = self.clock + think if deadline is None else min(self.clock + think,
+                                                                      deadline)
+        signer = self.signers[seat]
+        fields: dict[str, Any] = {"seat": seat,
+                                  "action": self.recorder.game.action_to_json(action)}
+        if signer is not None:
+            fields["client_ts"] = self.clock - self.bot_random.randint(0, 250)
+        self.recorder.append("move", self.clock, signer=signer, **fields)
 
 
 def simulate_matches(

@@ -1,0 +1,121 @@
+"""A small client of the /api/v1 JSON API over the standard library (no dependency).
+
+Each thread keeps one HTTP/1.1 connection alive, so a stream of moves does not pay a TCP
+handshake per request; a kept-alive connection the server closed meanwhile is retried once.
+Network failures raise ``OSError`` (``ConnectionError``), error statuses ``ApiError``.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+import time
+import urllib.parse
+from typing import Any
+
+__all__ = ["ApiClient", "ApiError"]
+
+
+class ApiError(Exception):
+    """The server answered with an error (``status``, ``code``, ``message``)."""
+
+    def __init__(self, status: int, code: str, message: str, body: Any = None) -> None:
+        super().__init__(f"HTTP {status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+        self.body = body
+
+
+class ApiClient:
+    """``ApiClient("http://127.0.0.1:5000").call("GET", "/matches/ID")``.
+
+    Each thread keeps one HTTP/1.1 connection alive (``http.client``, the layer under
+    ``urllib``), so a stream of moves does not pay a TCP handshake per request.
+    """
+
+    def __init__(self, base_url: str, timeout: float = 30.0) -> None:
+        base = base_url.rstrip("/")
+        self.base = base if base.endswith("/api/v1") else base + "/api/v1"
+        parts = urllib.parse.urlsplit(self.base)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"not an http(s) URL: {base_url!r}")
+        self._scheme = parts.scheme
+        self._netloc = parts.netloc
+        self._prefix = parts.path
+        self.timeout = timeout
+        self._local = threading.local()
+
+    def _connection(self) -> tuple[http.client.HTTPConnection, bool]:
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            return connection, True
+        cls = (http.client.HTTPSConnection if self._scheme == "https"
+               else http.client.HTTPConnection)
+        connection = cls(self._netloc, timeout=self.timeout)
+        self._local.connection = connection
+        return connection, False
+
+    def _drop(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            connection.close()
+            self._local.connection = None
+
+    def raw(self, method: str, path: str, data: bytes | None = None,
+            token: str | None = None) -> tuple[int, bytes]:
+        """Status and body bytes; network failures raise OSError."""
+        headers = {"Accept": "application/json"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        for attempt in range(2):
+            connection, reused = self._connection()
+            try:
+                connection.request(method, self._prefix + path, body=data, headers=headers)
+                response = connection.getresponse()
+                body = response.read()
+            except (OSError, http.client.HTTPException) as e:
+                self._drop()
+                # a kept-alive connection the server closed meanwhile: one fresh try
+                if reused and attempt == 0 and isinstance(
+                        e, (http.client.RemoteDisconnected, BrokenPipeError,
+                            ConnectionResetError)):
+                    continue
+                raise ConnectionError(f"{method} {self.base}{path}: {e}") from e
+            if response.will_close:
+                self._drop()
+            return response.status, body
+        raise AssertionError("unreachable")
+
+    def wait_until_up(self, seconds: float = 10.0, interval: float = 0.05) -> bool:
+        """Give a server started a moment ago time to listen: True once it answers (whatever
+        it says), False if it still cannot be reached after ``seconds``."""
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                self.raw("GET", "/keys")
+                return True
+            except OSError:
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(interval)
+
+    def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+        """The JSON answer; ApiError for an error status."""
+        data = None if body is None else json.dumps(body).encode()
+        status, raw = self.raw(method, path, data, token)
+        try:
+            value = json.loads(raw) if raw else None
+        except (ValueError, RecursionError):  # too deeply nested is not JSON to us either
+            value = None
+        if status >= 400:
+            error = value.get("error") if isinstance(value, dict) else None
+            error = error if isinstance(error, dict) else {}
+            code, message = error.get("code"), error.get("message")
+            raise ApiError(status, code if isinstance(code, str) else "http-error",
+                           message if isinstance(message, str)
+                           else raw[:200].decode("utf-8", "replace"), value)
+        return value
