@@ -48,6 +48,7 @@ from .errors import (  # noqa: F401
 )
 from .live import CACHE_SIZE, MAX_SKEW_MS, _Live, _status, _token_hash, log, now_ms  # noqa: F401
 from .names import check_name
+from .ratelimits import SharedBuckets
 from .reading import ReadSide
 from .store import EventStore, StoredEvent
 from .tlog import witness_keys
@@ -86,6 +87,10 @@ class Ledger(ReadSide):
         kwargs.setdefault("log_origin", os.environ.get("FAIRDEAL_LOG_ORIGIN") or None)
         kwargs.setdefault("log_witnesses", witness_keys(os.environ.get("FAIRDEAL_LOG_WITNESSES")))
         return cls(EventStore(engine), load_or_create_server_key(data_dir), **kwargs)
+
+    def rate_buckets(self) -> SharedBuckets:
+        """The shared rate-limit buckets beside this ledger's database (``EventStore``)."""
+        return self.store.rate_buckets()
 
     # --- the lifecycle -------------------------------------------------------------------------
 
