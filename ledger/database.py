@@ -41,7 +41,7 @@ if SQLITE_SYNCHRONOUS not in ("NORMAL", "FULL", "EXTRA"):
 _EVENTS = EventRow.__table__  # type: ignore[attr-defined]
 _MATCHES = MatchRow.__table__  # type: ignore[attr-defined]
 
-_SQLITE_TRIGGERS = (
+_SQLITE_TRIGGERS: tuple[str, ...] = (
     ("CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events "
      "BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE refused'); END"),
     ("CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events "

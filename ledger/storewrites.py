@@ -72,7 +72,6 @@ class _Check:
     waiting: threading.Lock = field(default_factory=lambda: _held(threading.Lock()))
 
 
-
 class WritePath:
     """Appends (group-committed on SQLite), write transactions, and whose writes the database
     holds (``outside_writes``): serve one cache of matches (one ``LiveMatches``) per store."""
