@@ -33,7 +33,7 @@ from typing import Any
 from benchlib import drop_pg_schema, free_port, run_threads
 
 from fairdeal.client import ApiClient, play_matches
-from fairdeal.ledger import store
+from fairdeal.ledger import database
 from fairdeal.ledger.keys import load_or_create_server_key
 from fairdeal.ledger.service import Ledger
 from fairdeal.ledger.store import EventStore, open_engine
@@ -168,7 +168,7 @@ def durability(moves: int, rounds: int) -> list[tuple[str, str, str, str]]:
     import statistics
 
     rows = []
-    store.SQLITE_SYNCHRONOUS = "FULL"
+    database.SQLITE_SYNCHRONOUS = "FULL"
     try:
         for writers in (1, 16):
             ours, stored, theirs = [], [], []
@@ -189,7 +189,7 @@ def durability(moves: int, rounds: int) -> list[tuple[str, str, str, str]]:
                              f"{', '.join(f'{x:.0f}' for x in figures)} / "
                              f"{', '.join(f'{x:.0f}' for x in theirs)})"))
     finally:
-        store.SQLITE_SYNCHRONOUS = "NORMAL"
+        database.SQLITE_SYNCHRONOUS = "NORMAL"
     return rows
 
 
@@ -276,9 +276,9 @@ def main() -> None:
             rows.append(("in-process Ledger.play", backend, str(matches),
                          f"{inside}{wall:,.0f} wall-clock with views"))
         if backend == "sqlite":  # eventsourcing keeps SQLite's default, synchronous=FULL
-            store.SQLITE_SYNCHRONOUS = "FULL"
+            database.SQLITE_SYNCHRONOUS = "FULL"
             play, wall = bench_in_process(backend, 1, args.moves, args.postgres)
-            store.SQLITE_SYNCHRONOUS = "NORMAL"
+            database.SQLITE_SYNCHRONOUS = "NORMAL"
             rows.append(("in-process Ledger.play, synchronous=FULL", backend, "1",
                          f"{play:,.0f} per play-second; {wall:,.0f} wall-clock with views"))
     if not args.skip_api:

@@ -31,14 +31,15 @@ def game_choice() -> click.Choice:
 def open_ledger(obj: Context) -> Any:
     """The ledger of the group's data folder (or ``--database-url``), or a click error naming
     where it is and why it cannot be opened."""
-    from sqlalchemy.exc import SQLAlchemyError
-
     from fairdeal.ledger.service import Ledger
+    from fairdeal.ledger.storeerrors import StoreError
 
+    where = obj.database_url or str(obj.data_dir)
     try:
         return Ledger.open(obj.data_dir, obj.database_url)
-    except (SQLAlchemyError, ValueError, OSError) as e:
-        where = obj.database_url or str(obj.data_dir)
+    except StoreError as e:  # the database's own words, which name the file or host
+        raise click.ClickException(f"cannot open the ledger at {where}: {e.detail}") from None
+    except (ValueError, OSError) as e:
         raise click.ClickException(f"cannot open the ledger at {where}: "
                                    f"{type(e).__name__}: {str(e).splitlines()[0]}") from None
 

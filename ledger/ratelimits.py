@@ -30,7 +30,8 @@ from sqlalchemy import Boolean, Column, Float, MetaData, String, Table, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.schema import CreateTable
 
-from .store import SCHEMA_LOCK, open_engine
+from .database import SCHEMA_LOCK, open_engine
+from .storeerrors import translated
 
 __all__ = ["RATE_BUCKETS", "SharedBuckets", "buckets_engine"]
 
@@ -88,8 +89,9 @@ def buckets_engine(ledger_engine: Engine) -> Engine:
 class SharedBuckets:
     """Token buckets per (kind, client) beside the ledger on ``ledger_engine`` (the table is
     created when missing). ``take`` answers None when allowed, else the seconds until a token
-    is back."""
+    is back. Both raise the store's errors (ledger.storeerrors), never the driver's."""
 
+    @translated
     def __init__(self, ledger_engine: Engine, clock: Callable[[], float] = time.time) -> None:
         dialect = ledger_engine.dialect.name
         if dialect not in _REFILL:
@@ -108,6 +110,7 @@ class SharedBuckets:
                 conn.execute(text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": SCHEMA_LOCK})
             conn.execute(CreateTable(RATE_BUCKETS, if_not_exists=True))
 
+    @translated
     def take(self, kind: str, client: str, count: int, seconds: float,
              longest_s: float | None = None) -> float | None:
         """Take a token from (kind, client)'s bucket of ``count`` refilled over ``seconds``.

@@ -35,6 +35,7 @@ from .creating import DEFAULT_SEED_DEADLINE_MS, DEFAULT_TURN_LIMIT_MS, CreatedMa
 from .deadlines import Deadlines
 from .imports import BundleImports, Imported
 from .live import MAX_SKEW_MS, LiveMatches, now_ms
+from .ratelimits import SharedBuckets
 from .reading import ReadSide
 from .seats import SeatActions, SeatAnswer, signed_receipt
 from .store import EventStore
@@ -95,6 +96,10 @@ class Ledger:
         kwargs.setdefault("log_origin", os.environ.get("FAIRDEAL_LOG_ORIGIN") or None)
         kwargs.setdefault("log_witnesses", witness_keys(os.environ.get("FAIRDEAL_LOG_WITNESSES")))
         return cls(EventStore(engine), load_or_create_server_key(data_dir), **kwargs)
+
+    def rate_buckets(self) -> SharedBuckets:
+        """The shared rate-limit buckets beside this ledger's database (``EventStore``)."""
+        return self.store.rate_buckets()
 
     def _now(self) -> int:
         """The clock the parts are given: whatever ``self.clock`` is at the time of the call."""

@@ -58,6 +58,7 @@ from fairdeal.verifier.note import (
 )
 
 from .errors import BadRequest, ConflictError, LedgerError
+from .storeerrors import translated
 from .tables import LogCheckpointRow, LogCosignatureRow, LogLeafRow, LogNodeRow
 
 __all__ = [
@@ -203,7 +204,9 @@ class LogSummary:
 
 
 class TransparencyLog:
-    """Proofs and checkpoints over the stored tree, signed with the server key."""
+    """Proofs and checkpoints over the stored tree, signed with the server key. Like the event
+    store's, each call that reads or writes the tables raises the store's errors
+    (ledger.storeerrors), never the database driver's."""
 
     def __init__(self, engine: Engine, key: SigningKey, origin: str,
                  witnesses: Sequence[VerifierKey] = ()) -> None:
@@ -222,12 +225,14 @@ class TransparencyLog:
         """The key that verifies this log's checkpoints, as a signed-note verifier."""
         return VerifierKey(self.origin, ED25519, self.key.public_raw)
 
+    @translated
     def size(self) -> int:
         with self.engine.connect() as conn:
             return _size(conn)
 
     # --- checkpoints ----------------------------------------------------------------------
 
+    @translated
     def checkpoint(self) -> str:
         """The signed checkpoint of the current tree (signed now if this size has none)."""
         with self.engine.connect() as conn:
@@ -264,6 +269,7 @@ class TransparencyLog:
             return stored
         return note
 
+    @translated
     def stored_checkpoint(self, size: int) -> str | None:
         """The checkpoint signed at ``size``, if one was."""
         with self.engine.connect() as conn:
@@ -271,6 +277,7 @@ class TransparencyLog:
                                  .where(_CHECKPOINTS.c.size == size)).scalar()
         return None if value is None else str(value)
 
+    @translated
     def cosigned(self, note: str) -> str:
         """``note`` with the witnesses' cosignature lines stored for its size appended."""
         size = Checkpoint.from_text(Note.parse(note).text).size
@@ -280,6 +287,7 @@ class TransparencyLog:
                 .order_by(_COSIGNATURES.c.name, _COSIGNATURES.c.key_id)).scalars()]
         return note + "".join(lines)
 
+    @translated
     def newest_cosigned(self, min_size: int) -> str | None:
         """The newest signed checkpoint of at least ``min_size`` leaves that a witness cosigned
         (without its cosignatures: ``cosigned`` adds them), or None when there is none."""
@@ -288,6 +296,7 @@ class TransparencyLog:
                                 .where(_COSIGNATURES.c.size >= min_size)).scalar()
         return None if size is None else self.stored_checkpoint(int(size))
 
+    @translated
     def add_cosignatures(self, cosigned: str) -> int:
         """Keep the cosignatures on one of this log's checkpoints by the witnesses it accepts
         (each checked); return how many were new. Anything else is a BadRequest."""
@@ -338,6 +347,7 @@ class TransparencyLog:
             raise BadRequest(f"{what} {size} is larger than the log ({current} leaves)",
                              code="invalid-size")
 
+    @translated
     def inclusion_proof(self, index: int, size: int) -> list[bytes]:
         """The hashes proving leaf ``index`` in the tree of ``size`` leaves."""
         if not 0 <= index < size:
@@ -347,6 +357,7 @@ class TransparencyLog:
             self._check_size(conn, size, "size")
             return _fold(conn, inclusion_nodes(index, size))
 
+    @translated
     def consistency_proof(self, old: int, new: int) -> list[bytes]:
         """The hashes proving the tree of ``old`` leaves a prefix of the one of ``new``."""
         if not 0 <= old <= new:
@@ -355,6 +366,7 @@ class TransparencyLog:
             self._check_size(conn, new, "new")
             return _fold(conn, consistency_nodes(old, new))
 
+    @translated
     def leaf(self, index: int) -> bytes:
         """The bytes of leaf ``index``."""
         with self.engine.connect() as conn:
@@ -363,11 +375,13 @@ class TransparencyLog:
             raise BadRequest(f"the log has no leaf {index}", code="invalid-index")
         return str(value).encode("utf-8")
 
+    @translated
     def genesis_index(self, match_id: str) -> int | None:
         """The index of the match's genesis leaf (what its seal leaf names), if logged."""
         with self.engine.connect() as conn:
             return genesis_index(conn, match_id)
 
+    @translated
     def leaves_of(self, match_id: str) -> dict[str, tuple[int, bytes]]:
         """A match's leaves by kind: ``{"genesis": (index, bytes), "seal": ...}`` (in a
         damaged log that holds two of one kind for the id, the latest)."""
@@ -398,6 +412,7 @@ class TransparencyLog:
                 proofs[kind] = TlogProof(index, tuple(hashes), note).text()
         return proofs
 
+    @translated
     def leaves(self, after: int = -1, limit: int = 1000) -> list[tuple[int, LogLeaf]]:
         """Leaves in log order after index ``after``, parsed."""
         query = (select(_LEAVES.c.idx, _LEAVES.c.body).where(_LEAVES.c.idx > after)

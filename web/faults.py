@@ -12,11 +12,11 @@ what was lost); a retry with the same ``action_id`` is safe either way (idempote
 from __future__ import annotations
 
 import logging
-import sqlite3
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
-from sqlalchemy import exc
+
+from fairdeal.ledger.storeerrors import StoreBusy, StoreFull, StoreUnavailable
 
 __all__ = ["RETRY_AFTER_S", "UNAVAILABLE", "init_app", "init_blueprint", "unavailable"]
 
@@ -25,37 +25,26 @@ log = logging.getLogger("fairdeal.web")
 #: what a client should wait before retrying
 RETRY_AFTER_S = 1
 
-def _driver_errors() -> tuple[type[BaseException], ...]:
-    """The drivers' own classes too: the ledger's hot path talks to the driver directly."""
-    found: list[type[BaseException]] = [sqlite3.OperationalError]
-    try:
-        import psycopg
-    except ImportError:  # PostgreSQL support is optional
-        pass
-    else:
-        found.append(psycopg.OperationalError)
-    return tuple(found)
+#: the errors that mean "the database is not there now", not "this request is wrong": the
+#: store's own (ledger.storeerrors), whichever driver it runs on
+UNAVAILABLE: tuple[type[StoreUnavailable], ...] = (StoreUnavailable,)
+#: why, in the answer's words (the store's finer kinds, most specific first)
+_REASONS: tuple[tuple[type[StoreUnavailable], str], ...] = (
+    (StoreFull, "its disk is full"), (StoreBusy, "it is busy"))
 
 
-#: the errors that mean "the database is not there now", not "this request is wrong"
-UNAVAILABLE = (exc.OperationalError, exc.InterfaceError, exc.TimeoutError,
-               exc.DisconnectionError, *_driver_errors())
-
-
-def _reason(error: BaseException) -> str:
-    text = str(getattr(error, "orig", error)).lower()
-    if "full" in text:
-        return "its disk is full"
-    if "locked" in text or "timeout" in text or "timed out" in text:
-        return "it is busy"
+def _reason(error: StoreUnavailable) -> str:
+    for kind, reason in _REASONS:
+        if isinstance(error, kind):
+            return reason
     return "it cannot be reached"
 
 
-def unavailable(error: BaseException) -> Any:
+def unavailable(error: StoreUnavailable) -> Any:
     """The 503 answer: JSON for the API, a page for the viewer."""
     # the driver's message may quote a statement: log the types only (never parameters)
-    log.error("database unavailable (%s, %s) during %s %s", type(error).__name__,
-              type(getattr(error, "orig", error)).__name__, request.method, request.path)
+    log.error("database unavailable (%s, %s) during %s %s", error.error_type,
+              error.driver_error_type, request.method, request.path)
     message = (f"the database is unavailable ({_reason(error)}); retry in {RETRY_AFTER_S} s. "
                "A write may or may not have been stored: retrying it with the same action_id "
                "is safe")

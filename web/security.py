@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
-from sqlalchemy.exc import SQLAlchemyError
 
 from fairdeal.ledger.ratelimits import SharedBuckets
+from fairdeal.ledger.storeerrors import StoreError
 
 log = logging.getLogger("fairdeal.web")
 
@@ -135,9 +135,9 @@ class RateLimiter:
         if self.shared is not None:
             try:
                 return self.shared.take(kind, client, count, seconds, self._longest)
-            except SQLAlchemyError as e:
+            except StoreError as e:
                 log.warning("rate limits: the database did not answer (%s); counting in this "
-                            "process until it does", type(e).__name__)
+                            "process until it does", e.error_type)
         rate = count / seconds
         now = self.clock()
         with self._lock:
@@ -205,7 +205,7 @@ def init_app(app: Flask) -> None:
     setting = app.config.get("FAIRDEAL_RATE_LIMITS", os.environ.get("FAIRDEAL_RATE_LIMITS"))
     limits = parse_limits(setting)
     ledger = app.extensions.get("fairdeal.ledger")
-    shared = SharedBuckets(ledger.store.engine) if ledger is not None and limits else None
+    shared = ledger.rate_buckets() if ledger is not None and limits else None
     limiter = RateLimiter(limits, shared=shared)
     app.extensions["fairdeal.rate_limiter"] = limiter
 

@@ -84,7 +84,7 @@ def test_writers_of_one_id_at_once_store_one_genesis(store: EventStore, engine: 
     def write(number: int) -> None:
         barrier.wait()
         try:
-            with store._transaction() as conn:
+            with store.writes.transaction() as conn:
                 append_leaf(conn, "genesis", "race", f'{{"kind":"genesis","n":{number}}}'
                             .encode())
         except (MatchIdUsed, IntegrityError) as e:
@@ -160,11 +160,11 @@ def test_a_database_made_before_the_rule_gets_the_index_or_says_why_not(
     """At start-up the unique index is made on a database that lacks it; on one whose log
     already holds a match id dealt twice it cannot be, and the ledger says so and starts (the
     check under the lock still refuses a third)."""
-    from fairdeal.ledger.store import _create_schema
+    from fairdeal.ledger.database import create_schema
 
     with engine.begin() as conn:
         conn.execute(text("DROP INDEX IF EXISTS log_leaves_one_genesis"))
-    _create_schema(engine, _schema(engine))
+    create_schema(engine, _schema(engine))
     with pytest.raises(IntegrityError), engine.begin() as conn:
         conn.execute(text("INSERT INTO log_leaves (idx, kind, match_id, body) VALUES "
                           "(0, 'genesis', 'm', 'a'), (1, 'genesis', 'm', 'b')"))
@@ -173,7 +173,7 @@ def test_a_database_made_before_the_rule_gets_the_index_or_says_why_not(
         conn.execute(text("INSERT INTO log_leaves (idx, kind, match_id, body) VALUES "
                           "(0, 'genesis', 'm', 'a'), (1, 'genesis', 'm', 'b')"))
     with caplog.at_level("WARNING", logger="fairdeal.ledger.store"):
-        _create_schema(engine, _schema(engine))
+        create_schema(engine, _schema(engine))
     assert "holds two genesis leaves of one match id" in caplog.text
     with pytest.raises(MatchIdUsed, match="genesis leaf 1"), engine.begin() as conn:
         append_leaf(conn, "genesis", "m", b"c")
