@@ -170,10 +170,10 @@ class ApiBodies(_App):
 
     def _create(self, game: str) -> dict[str, Any]:
         try:
-            created: dict[str, Any] = self.ledger.create_match(game, {}, turn_limit_ms=None)
+            created = self.ledger.create_match(game, {}, turn_limit_ms=None)
         except BadRequest:  # a game whose rules fix the turn limit (wyrdstone/2: 60 s)
             created = self.ledger.create_match(game, {})
-        return {"id": created["id"], "tokens": [seat["token"] for seat in created["seats"]]}
+        return {"id": created.id, "tokens": [seat.token for seat in created.seats]}
 
     def _new_seating(self) -> None:
         self.seating = self._create(self.rng.choice(GAME_NAMES))
