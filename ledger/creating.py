@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,7 @@ from fairdeal.verifier.logleaf import genesis_leaf
 from fairdeal.verifier.protocol import MIN_SEATING_MS, PROTOCOL
 from fairdeal.verifier.record import make_genesis
 
+from .answers import JsonAnswer
 from .errors import BadRequest
 from .live import token_hash
 from .names import check_name
@@ -43,7 +44,7 @@ class SeatToken:
 
 
 @dataclass(frozen=True, eq=False)
-class CreatedMatch(Mapping[str, Any]):
+class CreatedMatch(JsonAnswer):
     """What ``create_match`` answers. Its JSON form (``to_json``) is what the API returns;
     it also reads as that JSON (``created["id"]``, ``created["seats"][0]["token"]``), so the
     callers written against the answer's JSON read it unchanged."""
@@ -68,15 +69,6 @@ class CreatedMatch(Mapping[str, Any]):
             "seats": [{"seat": seat.seat, "name": seat.name, "token": seat.token}
                       for seat in self.seats],
         }
-
-    def __getitem__(self, key: str) -> Any:
-        return self.to_json()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.to_json())
-
-    def __len__(self) -> int:
-        return len(self.to_json())
 
 
 class MatchCreator:

@@ -10,7 +10,7 @@ created under fairdeal/1 keep the old rule, a signed ``ts`` within ``max_skew_ms
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +22,7 @@ from fairdeal.verifier.receipts import receipt_json
 from fairdeal.verifier.record import MatchRecorder
 from fairdeal.verifier.replay import MatchReplayer
 
+from .answers import JsonAnswer
 from .deadlines import Deadlines
 from .errors import BadRequest, ConflictError, Refused
 from .live import LiveMatch, LiveMatches
@@ -44,7 +45,7 @@ def signed_receipt(server_key: SigningKey, match_id: str,
 
 
 @dataclass(frozen=True, eq=False)
-class SeatAnswer(Mapping[str, Any]):
+class SeatAnswer(JsonAnswer):
     """A seat action's answer: the stored event, the server's receipt for it, the seat's view
     after it, and for a move or a resignation whether it was a retry answered from the store
     (``replayed``; None for the other actions). It reads as its JSON form too
@@ -62,15 +63,6 @@ class SeatAnswer(Mapping[str, Any]):
         if self.replayed is not None:
             answer["replayed"] = self.replayed
         return answer
-
-    def __getitem__(self, key: str) -> Any:
-        return self.to_json()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.to_json())
-
-    def __len__(self) -> int:
-        return len(self.to_json())
 
 
 class SeatActions:
