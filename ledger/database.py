@@ -16,6 +16,8 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +29,8 @@ from .storeerrors import translated
 from .tables import EventRow, MatchRow
 from .tlog import LOG_TABLES
 
-__all__ = ["DB_FILE", "SCHEMA_LOCK", "SQLITE_SYNCHRONOUS", "create_schema", "database_url",
-           "open_engine"]
+__all__ = ["DB_FILE", "SCHEMA_LOCK", "SQLITE_SYNCHRONOUS", "autocommit_cursor", "create_schema",
+           "database_url", "open_engine"]
 
 DB_FILE = "ledger.db"
 #: NORMAL survives a killed process; FULL also a power cut, at one fsync per append
@@ -183,3 +185,22 @@ def _two_geneses_warning() -> None:
         "twice (run `fairdeal log monitor` to list them); index log_leaves_one_genesis not "
         "created")
 
+
+@contextmanager
+def autocommit_cursor(engine: Engine) -> Iterator[Any]:
+    """A PostgreSQL cursor on a pooled connection in autocommit, for one statement that is its
+    own transaction: no BEGIN and COMMIT round trips around it. The connection goes back to
+    the pool out of autocommit (unless the server closed it)."""
+    connection = engine.raw_connection()
+    try:
+        driver = connection.driver_connection
+        assert driver is not None
+        driver.autocommit = True
+        try:
+            with driver.cursor() as cursor:
+                yield cursor
+        finally:
+            if not driver.closed:
+                driver.autocommit = False
+    finally:
+        connection.close()

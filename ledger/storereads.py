@@ -19,6 +19,7 @@ from sqlalchemy import Engine, bindparam, func, select, tuple_
 from fairdeal.verifier.canonical import canonical_bytes, canonical_bytes_trusted
 from fairdeal.verifier.hashing import Tag, tag_prefix
 
+from .database import autocommit_cursor
 from .tables import EventRow, MatchRow
 
 __all__ = ["MAX_OFFSET", "StoreReads", "StoredEvent"]
@@ -84,28 +85,21 @@ class StoreReads:
         if limit is not None:
             sql += f" LIMIT {mark}"
             params += (limit,)
+        if self.dialect == "postgresql":
+            # one SELECT in autocommit: no BEGIN and COMMIT round trips around it
+            with autocommit_cursor(self.engine) as cursor:
+                cursor.execute(sql, params)
+                rows = cursor.fetchall()
+            return [StoredEvent(*row) for row in rows]
         connection = self.engine.raw_connection()
         try:
-            if self.dialect == "postgresql":
-                # one SELECT in autocommit: no BEGIN and COMMIT round trips around it
-                driver = connection.driver_connection
-                assert driver is not None
-                driver.autocommit = True
-                try:
-                    with driver.cursor() as cursor:
-                        cursor.execute(sql, params)
-                        rows = cursor.fetchall()
-                finally:
-                    if not driver.closed:
-                        driver.autocommit = False
-            else:
-                cursor = connection.cursor()
-                try:
-                    cursor.execute(sql, params)
-                    rows = cursor.fetchall()
-                finally:
-                    cursor.close()
-                connection.commit()  # end the read transaction
+            cursor = connection.cursor()
+            try:
+                cursor.execute(sql, params)
+                rows = cursor.fetchall()
+            finally:
+                cursor.close()
+            connection.commit()  # end the read transaction
         finally:
             connection.close()
         return [StoredEvent(*row) for row in rows]

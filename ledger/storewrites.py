@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, insert, update
 from sqlalchemy.exc import IntegrityError
 
+from .database import autocommit_cursor
 from .errors import ConflictError
 from .tables import EventRow, MatchRow
 from .tlog import append_leaf
@@ -339,21 +340,11 @@ class WritePath:
             params.extend(values)
         else:
             sql = insert
-        connection = self.engine.raw_connection()
         try:
-            driver = connection.driver_connection
-            assert driver is not None
-            driver.autocommit = True
-            try:
-                with driver.cursor() as cursor:
-                    cursor.execute(sql, params)
-            except dbapi.IntegrityError as e:
-                raise _taken(match_id, expected_seq) from e
-            finally:
-                if not driver.closed:
-                    driver.autocommit = False
-        finally:
-            connection.close()
+            with autocommit_cursor(self.engine) as cursor:
+                cursor.execute(sql, params)
+        except dbapi.IntegrityError as e:
+            raise _taken(match_id, expected_seq) from e
 
 
     def update_match(self, match_id: str, values: Mapping[str, Any]) -> None:
