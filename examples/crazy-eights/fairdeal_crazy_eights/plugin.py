@@ -33,9 +33,9 @@ class CrazyEightsPlugin(GamePlugin):
                        choices=STOCK_RULES),)
     dealt_orders = {"deck": DealtOrder(
         items=CARDS, item_word="card",
-        title="card by deal position ({deck} {order}: A's hand, B's hand, the first card "
-              "turned, the stock in thirds)",
-        bins=((0, 7), (7, 14), (14, 15), (15, 27), (27, 39), (39, 52)),
+        title="card by deal position ({deck} {order}: A's hand, B's hand, then the cards "
+              "turned and the stock in thirds)",
+        bins=((0, 7), (7, 14), (14, 27), (27, 40), (40, 52)),
         axis_label="card", labelled_rows=False, plot_height=5.5)}
     reason_words = {
         "out": "{winner} played their last card",

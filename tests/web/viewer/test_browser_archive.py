@@ -19,18 +19,22 @@ from click.testing import CliRunner
 
 from fairdeal.cli.main import cli
 from fairdeal.web.viewer.runtime import (
+    archive_files,
     archive_sha256,
     build_archive,
+    installed_plugins,
     installed_roots,
     package_archive,
+    plugin_entries,
 )
 
 ROOT = Path(__file__).resolve().parents[3]
 #: builds the archive of the packages under argv[1] (verifier/, games/) in a fresh interpreter
 _BUILD = ("import os, sys; from pathlib import Path; os.umask(int(sys.argv[3], 8)); "
-          "from fairdeal.web.viewer.runtime import build_archive; "
+          "from fairdeal.web.viewer.runtime import build_archive, installed_plugins; "
           "Path(sys.argv[2]).write_bytes(build_archive("
-          "{name: Path(sys.argv[1]) / name for name in ('verifier', 'games')}))")
+          "{name: Path(sys.argv[1]) / name for name in ('verifier', 'games')}, "
+          "installed_plugins()))")
 
 
 def _copy(source: Path, target: Path, *, reverse: bool, mode: int, mtime: float) -> None:
@@ -71,8 +75,9 @@ def test_the_archive_is_the_same_bytes_from_differently_touched_copies(tmp_path:
     a = _build_in_subprocess(first, tmp_path / "a.zip", "022", "1")
     b = _build_in_subprocess(second, tmp_path / "b.zip", "077", "2")
     assert a == b
-    # and the same bytes as the installed package's archive, the one the site serves
-    assert a == package_archive()[0] == build_archive(roots)
+    # and the same bytes as the installed package's archive, the one the site serves (with
+    # every game plug-in installed from a package of its own)
+    assert a == package_archive()[0] == build_archive(roots, installed_plugins())
     # every entry's metadata is fixed: no date, owner or mode of the machine that built it
     for info in zipfile.ZipFile(io.BytesIO(a)).infolist():
         assert info.date_time == (1980, 1, 1, 0, 0, 0), info.filename
@@ -102,9 +107,15 @@ def _wheel_files() -> dict[str, Path]:
 def test_the_archive_holds_exactly_the_installed_package_s_source_files() -> None:
     archive = zipfile.ZipFile(io.BytesIO(package_archive()[0]))
     expected = _wheel_files()
-    assert sorted(archive.namelist()) == sorted(expected) == archive.namelist()
+    ours = [name for name in archive.namelist() if name.startswith("fairdeal/")]
+    assert sorted(ours) == sorted(expected) == ours
     for name, path in expected.items():
         assert archive.read(name) == path.read_bytes(), name
+    # the rest is the game plug-ins installed from packages of their own, and their entry
+    # points (each plug-in package's own tests check its files)
+    plugins = installed_plugins()
+    rest = {name for name in archive.namelist() if not name.startswith("fairdeal/")}
+    assert rest == set(archive_files({}, plugins)) | set(plugin_entries(plugins))
 
 
 def test_verifier_hash_prints_the_served_archive_s_sha256(tmp_path: Path) -> None:
