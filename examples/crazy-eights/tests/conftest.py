@@ -1,0 +1,53 @@
+"""What the Crazy Eights package's tests share: the installed ``fairdeal`` command, and a
+folder of matches it simulated.
+
+These tests use fairdeal only through its public faces — the ``fairdeal`` console script (found
+through its entry point, run in-process with click's runner, or as a process where a server must
+run), the HTTP API and pages, ``fairdeal.verifier``'s API and the plug-in interface — so that
+fairdeal's internal moves do not break them."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+#: the installed `fairdeal` command of this environment, as a program
+FAIRDEAL = str(Path(sys.executable).parent / "fairdeal")
+
+
+def _command() -> Any:
+    (script,) = [point for point in entry_points(group="console_scripts")
+                 if point.name == "fairdeal"]
+    return script.load()
+
+
+def _run(*args: str, code: int | None = 0) -> Result:
+    result = CliRunner().invoke(_command(), list(args))
+    if code is not None:
+        assert result.exit_code == code, (args, result.output[-3000:], result.exception)
+    assert "Traceback" not in result.output
+    return result
+
+
+@pytest.fixture(scope="session")
+def fairdeal() -> Callable[..., Result]:
+    """``fairdeal(*args, code=0)``: the command's result (``stdout``, ``stderr``), its exit code
+    checked."""
+    return _run
+
+
+@pytest.fixture(scope="session")
+def matches(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Eight simulated matches: random against greedy (the default stock rule), and random
+    against random with ``--stock pass``, reproducibly."""
+    out = tmp_path_factory.mktemp("matches")
+    _run("simulate", "crazy-eights", "-n", "5", "--seed", "c8", "--out", str(out))
+    _run("simulate", "crazy-eights", "--bots", "random,random", "--stock", "pass", "-n", "3",
+         "--seed", "c8-pass", "--out", str(out))
+    return sorted(out.glob("*.json"))
