@@ -19,6 +19,20 @@ from click.testing import CliRunner, Result
 
 #: the installed `fairdeal` command of this environment, as a program
 FAIRDEAL = str(Path(sys.executable).parent / "fairdeal")
+#: this package is installed where its entry point is (``make install`` does it)
+INSTALLED = any(point.name == "crazy-eights" for point in entry_points(group="fairdeal.games"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Without the package installed, its tests are skipped with a message that says how."""
+    if INSTALLED:
+        return
+    here = Path(__file__).resolve().parent
+    skip = pytest.mark.skip(reason="fairdeal-crazy-eights is not installed: pip install -e "
+                                   "examples/crazy-eights (make install does)")
+    for item in items:
+        if here in Path(str(item.path)).resolve().parents:
+            item.add_marker(skip)
 
 
 def _command() -> Any:
