@@ -131,9 +131,9 @@ def test_a_live_match_keeps_the_hands_and_the_stock_secret_until_the_seal(server
 
 
 def test_play_runs_bot_matches_and_the_viewer_draws_them(server: str) -> None:
-    played = subprocess.run([FAIRDEAL, "play", "--game", "crazy-eights", "-n", "2", "--server",
-                             server, "--no-progress"], capture_output=True, text=True,
-                            timeout=300)
+    played = subprocess.run([FAIRDEAL, "play", "--game", "crazy-eights", "-n", "2", "-c", "2",
+                             "--seed", "8", "--server", server, "--no-progress"],
+                            capture_output=True, text=True, timeout=300)
     assert played.returncode == 0, played.stderr
     assert "Traceback" not in played.stderr
     links = re.findall(r"/m/([0-9a-f]{16})", played.stdout)
