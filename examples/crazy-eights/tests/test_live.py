@@ -141,6 +141,9 @@ def test_play_runs_bot_matches_and_the_viewer_draws_them(server: str) -> None:
     match_id = links[-1]
     page = _get(f"{server}/m/{match_id}").decode()
     assert "Crazy Eights" in page and "<svg" in page
+    # the result, said in the plug-in's own words (reason_words / draw_words)
+    assert any(words in page for words in ("played their last card", "held fewer points",
+                                           "with the points level")), page
     preview = re.search(r'<meta property="og:image" content="([^"]+)"', page)
     assert preview is not None, "the match page names its link preview"
     image = preview.group(1).replace("&amp;", "&")
