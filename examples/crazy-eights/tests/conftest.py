@@ -8,8 +8,14 @@ fairdeal's internal moves do not break them."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
 import sys
-from collections.abc import Callable
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
@@ -66,3 +72,37 @@ def matches(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     _run("simulate", "crazy-eights", "--bots", "random,random", "--stock", "pass", "-n", "3",
          "--seed", "c8-pass", "--out", str(out))
     return sorted(out.glob("*.json"))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``fairdeal serve`` on a fresh data folder and a free port (the environment's database
+    URL and data folder never leak into it): its URL, once it answers."""
+    data = tmp_path_factory.mktemp("serve")
+    port = _free_port()
+    env = {name: value for name, value in os.environ.items()
+           if name not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}
+    with (data / "serve.log").open("wb") as log:
+        process = subprocess.Popen([FAIRDEAL, "--data-dir", str(data), "serve", "--quiet",
+                                    "--port", str(port)], stdout=log, stderr=log, env=env)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(f"{url}/api/v1/matches", timeout=5).read()
+                break
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.2)
+        else:
+            raise AssertionError("fairdeal serve did not start: "
+                                 + (data / "serve.log").read_text()[-2000:])
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=20)

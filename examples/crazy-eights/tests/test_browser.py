@@ -8,13 +8,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,36 +29,6 @@ pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                  reason=f"no Chromium at {CHROMIUM} (CI installs Debian's "
                                         "chromium; set FAIRDEAL_CHROMIUM to another path)")]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``fairdeal serve`` on a fresh data folder: its URL."""
-    data = tmp_path_factory.mktemp("browser")
-    port = _free_port()
-    env = {name: value for name, value in os.environ.items()
-           if name not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}
-    with (data / "serve.log").open("wb") as log:
-        process = subprocess.Popen([FAIRDEAL, "--data-dir", str(data), "serve", "--quiet",
-                                    "--port", str(port)], stdout=log, stderr=log, env=env)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(f"{url}/verify", timeout=5).read()
-                break
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.2)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 def _cheat(tmp_path: Path) -> Path:
@@ -87,7 +52,7 @@ def _cli(paths: list[Path]) -> dict[str, dict[str, Any]]:
             for report in (printed if isinstance(printed, list) else [printed])}
 
 
-def test_the_browser_verifier_checks_crazy_eights_as_the_cli_does(site: str,
+def test_the_browser_verifier_checks_crazy_eights_as_the_cli_does(server: str,
                                                                    tmp_path: Path) -> None:
     playwright_api = pytest.importorskip("playwright.sync_api")
     paths = [*(GOLDEN / run["file"] for run in RUNS), _cheat(tmp_path)]
@@ -98,7 +63,7 @@ def test_the_browser_verifier_checks_crazy_eights_as_the_cli_does(site: str,
             tab = browser.new_page()
             errors: list[str] = []
             tab.on("pageerror", lambda error: errors.append(str(error)))
-            tab.goto(f"{site}/verify")
+            tab.goto(f"{server}/verify")
             tab.wait_for_selector("#verify-page[data-state=ready]", timeout=SLOW)
             tab.set_input_files("#verify-files", [str(path) for path in paths])
             tab.wait_for_function("n => document.getElementById('verify-page').dataset.done "

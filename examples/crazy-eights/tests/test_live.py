@@ -6,31 +6,19 @@ its animated replay draw the game."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from fairdeal_crazy_eights.cards import CARDS, card_name
 
 from fairdeal.verifier import verify_bytes
 
 FAIRDEAL = str(Path(sys.executable).parent / "fairdeal")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _get(url: str, token: str | None = None) -> bytes:
@@ -46,33 +34,6 @@ def _post(url: str, body: Any, token: str | None = None) -> Any:
     request = urllib.request.Request(url, json.dumps(body).encode(), headers, method="POST")
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.loads(response.read())
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``fairdeal serve`` on a fresh data folder and a free port: its URL."""
-    data = tmp_path_factory.mktemp("serve")
-    port = _free_port()
-    env = {name: value for name, value in os.environ.items()
-           if name not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}
-    log = (data / "serve.log").open("wb")
-    process = subprocess.Popen([FAIRDEAL, "--data-dir", str(data), "serve", "--quiet",
-                                "--port", str(port)], stdout=log, stderr=log, env=env)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            try:
-                _get(f"{url}/api/v1/matches")
-                break
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.2)
-        else:
-            raise AssertionError("fairdeal serve did not start")
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
-        log.close()
 
 
 def _public(api: str) -> tuple[str, str, str]:
