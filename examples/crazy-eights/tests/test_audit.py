@@ -1,6 +1,6 @@
-"""``fairdeal audit`` runs its card × position test on the deck the plug-in says was dealt:
-honest deals pass, and a server that keeps only the matches where seat A was dealt the eight of
-hearts (each of them still verifies) fails it."""
+"""``fairdeal audit`` runs its card × position and opening-hand tests on the deck the plug-in
+says was dealt: honest deals pass, and a server that keeps only the matches where seat A was
+dealt the eight of hearts (each of them still verifies) fails both."""
 
 from __future__ import annotations
 
@@ -33,6 +33,8 @@ def test_honest_deals_pass_the_card_by_position_test(fairdeal: Run, many: list[P
     assert "(df 204)" in _line(report, "PASS  deal-position crazy-eights deck")
     assert _line(report, "PASS  deal-position crazy-eights deck").endswith("(60 deals)")
     assert _line(report, "PASS  deal-order crazy-eights deck")
+    # opening-hand strength (the points of each seat's seven, from the plug-in's hand values)
+    assert _line(report, "PASS  seat-hands crazy-eights").endswith("(60 deals)")
 
 
 def test_a_server_that_deals_seat_a_the_eight_of_hearts_fails_it(fairdeal: Run,
@@ -52,3 +54,5 @@ def test_a_server_that_deals_seat_a_the_eight_of_hearts_fails_it(fairdeal: Run,
     report = fairdeal("audit", *map(str, chosen), code=None)
     assert report.exit_code == 1, report.output
     assert _line(report.stdout, "FAIL  deal-position crazy-eights deck")
+    # an eight is worth 50 points: seat A's opening hands are stronger than chance allows
+    assert _line(report.stdout, "FAIL  seat-hands crazy-eights")
