@@ -126,7 +126,8 @@ class PluginPackage:
     browser archive holds its packages, and a ``.dist-info`` with its ``fairdeal.games`` entry
     points, so that the registry finds it there as it does on the server.
 
-    ``packages``: each top-level package the entry points import, by name: its folder.
+    ``packages``: each top-level package the entry points import, by name: its folder (or,
+    for a plug-in that is one module, its file).
     ``entry_points``: (name, ``module:attribute``) pairs, sorted."""
 
     distribution: str
@@ -158,7 +159,10 @@ def archive_files(roots: Mapping[str, Path], plugins: Sequence[PluginPackage] = 
         _walk(root, f"fairdeal/{name}/", found)
     for plugin in plugins:
         for name, root in plugin.packages.items():
-            _walk(root, f"{name}/", found)
+            if root.is_file():  # a plug-in that is one module, not a package
+                found[f"{name}.py"] = root
+            else:
+                _walk(root, f"{name}/", found)
     return found
 
 
@@ -226,7 +230,8 @@ def installed_plugins() -> tuple[PluginPackage, ...]:
         name = dist.metadata["Name"] if dist is not None else top
         version, packages, points = found.setdefault(
             name, (dist.version if dist is not None else "0", {}, []))
-        packages[top] = Path(next(iter(module.__path__)))
+        packages[top] = (Path(next(iter(module.__path__))) if hasattr(module, "__path__")
+                         else Path(str(module.__file__)))
         points.append((point.name, point.value))
     return tuple(PluginPackage(name, version, dict(sorted(packages.items())),
                                tuple(sorted(points)))

@@ -39,7 +39,8 @@ def test_the_archive_alone_verifies_a_crazy_eights_match(fairdeal: Run, tmp_path
               "print(json.dumps(verify_bytes(open(sys.argv[2], 'rb').read(), "
               "trusted_key=sys.argv[3]).to_json()))")
     out = subprocess.run([sys.executable, "-S", "-c", script, str(unpacked), str(bundle),
-                          RUN["key"]], check=True, capture_output=True, text=True).stdout
+                          RUN["key"]], check=True, capture_output=True, text=True,
+                         cwd=tmp_path).stdout
     report = json.loads(out)
     assert report["ok"] is True
     assert report == verify_bytes(bundle.read_bytes(), trusted_key=RUN["key"]).to_json()

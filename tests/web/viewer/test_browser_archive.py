@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from fairdeal.cli.main import cli
 from fairdeal.web.viewer.runtime import (
+    PluginPackage,
     archive_files,
     archive_sha256,
     build_archive,
@@ -137,3 +138,34 @@ def test_verifier_hash_says_in_one_line_when_it_cannot_write_the_archive() -> No
     assert result.exit_code == 1
     assert "Could not open file '/nonexistent/d/fairdeal.zip': No such file or directory" \
         in result.output and "Traceback" not in result.output
+
+
+def test_a_game_plug_in_of_its_own_is_archived_with_its_entry_points(tmp_path: Path) -> None:
+    # a plug-in package and a one-module plug-in, as installed_plugins() finds them
+    package = tmp_path / "their_game"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "plugin.py").write_text("PLUGIN = None\n")
+    (package / "notes.txt").write_text("not archived\n")
+    module = tmp_path / "one_game.py"
+    module.write_text("PLUGIN = None\n")
+    plugins = (PluginPackage("their-game", "2.0", {"their_game": package},
+                             (("their", "their_game.plugin:PLUGIN"),)),
+               PluginPackage("one-game", "1.0", {"one_game": module},
+                             (("one", "one_game:PLUGIN"),)))
+    data = build_archive({}, plugins)
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    assert archive.namelist() == [
+        "one_game-1.0.dist-info/METADATA", "one_game-1.0.dist-info/entry_points.txt",
+        "one_game.py", "their_game-2.0.dist-info/METADATA",
+        "their_game-2.0.dist-info/entry_points.txt", "their_game/__init__.py",
+        "their_game/plugin.py"]
+    unpacked = tmp_path / "unpacked"
+    archive.extractall(unpacked)
+    # what the browser's Python reads: the entry points, from the unpacked folder alone
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); "
+              "from importlib.metadata import entry_points; "
+              "print(sorted((p.name, p.value) for p in entry_points(group='fairdeal.games')))")
+    out = subprocess.run([sys.executable, "-S", "-c", script, str(unpacked)], check=True,
+                         capture_output=True, text=True, cwd=tmp_path).stdout
+    assert out == "[('one', 'one_game:PLUGIN'), ('their', 'their_game.plugin:PLUGIN')]\n"
