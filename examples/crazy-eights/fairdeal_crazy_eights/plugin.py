@@ -11,8 +11,12 @@ from fairdeal.games import Bot, DealFacts, DealtOrder, GamePlugin, SimulateOptio
 from .cards import CARDS, EIGHT, POINTS, rank_of
 from .game import GAME, STOCK_RULES
 from .rules import points
+from .state import state_from_json, state_to_json
 
 __all__ = ["PLUGIN", "CrazyEightsPlugin"]
+
+#: each card's successor in the deck's order: what ``hidden_changed`` puts in its place
+_NEXT = {card: CARDS[(index + 1) % len(CARDS)] for index, card in enumerate(CARDS)}
 
 
 def _bots() -> Mapping[str, Bot]:
@@ -63,6 +67,17 @@ class CrazyEightsPlugin(GamePlugin):
     def replays_play(self, deck_key: str) -> bool:
         # play draws only from the stock (and its reshuffles): nothing the audit tests
         return False
+
+    def hidden_changed(self, state: Any, seen_by: int | None) -> Any:
+        # every hand but seen_by's own (and the card it drew) another card, the stock reversed
+        data = state_to_json(state)
+        for seat, hand in enumerate(data["hands"]):
+            if seat != seen_by:
+                data["hands"][seat] = [_NEXT[card] for card in hand]
+                if data["drawn"] is not None and seat == state.turn:
+                    data["drawn"] = _NEXT[data["drawn"]]
+        data["stock"] = list(reversed(data["stock"]))
+        return state_from_json(data)
 
     def quote(self, action: Any) -> str:
         kind, card = getattr(action, "kind", None), getattr(action, "card", None)

@@ -8,12 +8,10 @@ import random
 from typing import Any
 
 import pytest
-from fairdeal_crazy_eights.cards import CARDS
 
-from fairdeal.games import SimpleRng, get_bots, get_game
+from fairdeal.games import SimpleRng, get_bots, get_game, get_plugin
 
 GAME: Any = get_game("crazy-eights")
-_NEXT = {card: CARDS[(index + 1) % len(CARDS)] for index, card in enumerate(CARDS)}
 
 
 def _states() -> list[Any]:
@@ -27,14 +25,8 @@ def _states() -> list[Any]:
 
 
 def _scrambled(state: Any, hidden_from: int | None) -> Any:
-    data = GAME.state_to_json(state)
-    for seat, hand in enumerate(data["hands"]):
-        if seat != hidden_from:
-            data["hands"][seat] = [_NEXT[card] for card in hand]
-            if data["drawn"] is not None and seat == state.turn:
-                data["drawn"] = _NEXT[data["drawn"]]
-    data["stock"] = list(reversed(data["stock"]))
-    return GAME.state_from_json(data)
+    """The plug-in's own secrecy hook: every part hidden from ``hidden_from`` changed."""
+    return get_plugin("crazy-eights").hidden_changed(state, hidden_from)
 
 
 @pytest.mark.parametrize("perspective", [None, 0, 1])
