@@ -7,10 +7,12 @@ STAMP  := $(VENV)/.installed
 .PHONY: install pyodide demo test bench bench-ledger bench-log lint clean fuzz fuzz-atheris \
 	faults bench-load bench-durability adversary
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml examples/crazy-eights/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
+	# the fourth game, a plug-in package of its own (docs/architecture.md, "Writing a game")
+	$(BIN)/pip install --quiet -e examples/crazy-eights
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -112,12 +114,12 @@ bench-log: $(STAMP)
 ## folder mapping, so it reads them through a fairdeal/ folder of links.
 lint: $(STAMP)
 	$(BIN)/pip install --quiet ruff mypy
-	$(BIN)/ruff check games verifier audit ledger client web cli tests bench fixtures fuzzing
+	$(BIN)/ruff check games verifier audit ledger client web cli tests bench fixtures fuzzing examples
 	rm -rf build/typecheck && mkdir -p build/typecheck/fairdeal
 	ln -s ../../../games build/typecheck/fairdeal/games
 	ln -s ../../../verifier build/typecheck/fairdeal/verifier
 	ln -s ../../../client build/typecheck/fairdeal/client
-	cd build/typecheck && MYPYPATH=. ../../$(BIN)/mypy --strict --namespace-packages --explicit-package-bases -p fairdeal.games -p fairdeal.verifier -p fairdeal.client
+	cd build/typecheck && MYPYPATH=.:../../examples/crazy-eights ../../$(BIN)/mypy --strict --namespace-packages --explicit-package-bases -p fairdeal.games -p fairdeal.verifier -p fairdeal.client -p fairdeal_crazy_eights
 
 clean:
 	rm -rf $(VENV) out build test-output .pytest_cache

@@ -10,7 +10,8 @@ fact the layers above need, so that none of them names a game:
   (``replays_play``, ``setup_picks``, ``draws_from_picks``);
 - the dispute report: the rule or card text it quotes beside a move (``quote``);
 - ``fairdeal simulate``: the options it offers (``simulate_options``, ``turn_limit_note``);
-- the viewer: how its result reasons are said to players (``reason_words``, ``draw_words``).
+- the viewer: how its result reasons are said to players (``reason_words``, ``draw_words``);
+- the secrecy tests: a state whose hidden parts differ (``hidden_changed``).
 
 Every hook has a default that suits a game which deals nothing, so a new game overrides only
 what it has. Plug-ins are pure, like the rules: no I/O.
@@ -149,6 +150,14 @@ class GamePlugin:
     reason_words: Mapping[str, str] = {}
     #: the same for a draw's reasons
     draw_words: Mapping[str, str] = {}
+
+    # --- secrecy ------------------------------------------------------------------------
+
+    def hidden_changed(self, state: Any, seen_by: int | None) -> Any | None:
+        """``state`` with every part hidden from seat ``seen_by`` (None: a spectator) changed,
+        the rest as it is: what a secrecy test compares against (a view, a drawing or a caption
+        from ``seen_by`` must not change). None: the game offers no such state (default)."""
+        return None
 
     # --- the dispute report --------------------------------------------------------------
 

@@ -18,9 +18,21 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: every spelling of a built-in game a module outside games/ might use: registry names,
 #: titles, and their card and troop modules
-_GAME_WORDS = re.compile(
-    r"arcomage|toybattle|toy battle|wyrdstone|two-tower|mage duel|"
-    r"games\.\w+\.(cards|troops|book|boards)", re.IGNORECASE)
+_BUILT_IN_WORDS = (r"arcomage|toybattle|toy battle|wyrdstone|two-tower|mage duel|"
+                   r"games\.\w+\.(cards|troops|book|boards)")
+
+
+def _installed_words() -> str:
+    """The same for every game installed through the entry points (a plug-in package's too):
+    its registry name, its title, and the top-level module it is imported from."""
+    words = []
+    for plugin in plugins():
+        module = type(plugin).__module__.split(".")[0]
+        words += [plugin.name, plugin.title] + ([module] if module != "fairdeal" else [])
+    return "|".join(re.escape(word) for word in words)
+
+
+_GAME_WORDS = re.compile(f"{_BUILT_IN_WORDS}|{_installed_words()}", re.IGNORECASE)
 #: the layers above games/ (web/ includes its templates and scripts)
 _LAYERS = ("verifier", "ledger", "client", "audit", "web", "cli")
 #: lines the parallel rework of the verifier's public face owns (issue 19): verify.py's
@@ -144,15 +156,16 @@ def test_a_broken_entry_point_is_named_and_skipped_and_the_cli_still_works(
         "warning: game plug-in 'notaplugin' (extra_game:Extra) failed to load and was "
         "skipped: TypeError: extra_game:Extra is a type, not a GamePlugin",
     ]
-    assert [line.split()[0] for line in listed.stdout.splitlines()] == [
-        "arcomage", "toybattle", "wyrdstone"]
+    # the games that loaded: every installed one (a plug-in package's too), none of the broken
+    assert [line.split()[0] for line in listed.stdout.splitlines()] == list(game_names())
     # every other command goes on with the games that loaded
     shown = _fairdeal(folder, "rules", "wyrdstone")
     assert shown.returncode == 0, shown.stderr
     refused = _fairdeal(folder, "rules", "missing")
     assert refused.returncode == 2
     assert "Traceback" not in refused.stderr
-    assert "'missing' is not one of 'arcomage', 'toybattle', 'wyrdstone'" in refused.stderr
+    known = ", ".join(repr(name) for name in game_names())
+    assert f"'missing' is not one of {known}" in refused.stderr
 
 
 def test_get_plugin_says_why_a_broken_game_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,5 +1,6 @@
 """The browser verifier's runtime: Pyodide from the npm registry, and fairdeal's own pure
-packages (verifier, games) as one zip, both served by fairdeal itself — never a CDN.
+packages (verifier, games) as one zip — with every game plug-in installed from a package of its
+own, and its entry points — both served by fairdeal itself, never a CDN.
 
 Fetch the runtime once (``make pyodide`` does this; it needs ``npm``)::
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
+import importlib
 import io
 import os
 import shutil
@@ -24,12 +26,14 @@ import tarfile
 import tempfile
 import threading
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ARCHIVE_NAME", "PYODIDE_FILES", "PYODIDE_VERSION", "archive_files", "archive_sha256",
-           "build_archive", "fairdeal_version", "fetch_runtime", "installed_roots",
-           "package_archive", "runtime_dir", "runtime_ready"]
+__all__ = ["ARCHIVE_NAME", "PYODIDE_FILES", "PYODIDE_VERSION", "PluginPackage", "archive_files",
+           "archive_sha256", "build_archive", "fairdeal_version", "fetch_runtime",
+           "installed_plugins", "installed_roots", "package_archive", "plugin_entries",
+           "runtime_dir", "runtime_ready"]
 
 #: the pinned runtime: npm's version and the tarball's integrity (sha512) as npm prints it
 PYODIDE_VERSION = "0.29.5"
@@ -116,41 +120,84 @@ def _archived(path: Path) -> bool:
     return path.suffix in (".py", ".json") or path.name in _DATA_NAMES
 
 
-def archive_files(roots: Mapping[str, Path]) -> dict[str, Path]:
+@dataclass(frozen=True)
+class PluginPackage:
+    """A game plug-in installed from a distribution of its own (outside ``fairdeal.*``): the
+    browser archive holds its packages, and a ``.dist-info`` with its ``fairdeal.games`` entry
+    points, so that the registry finds it there as it does on the server.
+
+    ``packages``: each top-level package the entry points import, by name: its folder (or,
+    for a plug-in that is one module, its file).
+    ``entry_points``: (name, ``module:attribute``) pairs, sorted."""
+
+    distribution: str
+    version: str
+    packages: Mapping[str, Path]
+    entry_points: tuple[tuple[str, str], ...]
+
+
+def _walk(folder: Path, prefix: str, found: dict[str, Path]) -> None:
+    """A package's modules and package data, and those of every subpackage (a folder with an
+    ``__init__.py``), into ``found`` by their name in the archive."""
+    for path in folder.iterdir():
+        if path.is_dir():
+            if (path / "__init__.py").is_file() and path.name != "__pycache__":
+                _walk(path, f"{prefix}{path.name}/", found)
+        elif path.is_file() and _archived(path):
+            found[f"{prefix}{path.name}"] = path
+
+
+def archive_files(roots: Mapping[str, Path], plugins: Sequence[PluginPackage] = ()
+                  ) -> dict[str, Path]:
     """The files of the browser archive, by their name in it (``fairdeal/verifier/verify.py``):
     for each package in ``roots`` (``{"verifier": folder}``), its modules and package data and
-    those of every subpackage (a folder with an ``__init__.py``), as a wheel installs them. A
+    those of every subpackage (a folder with an ``__init__.py``), as a wheel installs them; the
+    same for each plug-in's packages, at the archive's top (``their_game/rules.py``). A
     ``__pycache__``, a stray folder that is no package, an editor's ``.orig`` are left out."""
     found: dict[str, Path] = {}
-
-    def walk(folder: Path, prefix: str) -> None:
-        for path in folder.iterdir():
-            if path.is_dir():
-                if (path / "__init__.py").is_file() and path.name != "__pycache__":
-                    walk(path, f"{prefix}{path.name}/")
-            elif path.is_file() and _archived(path):
-                found[f"{prefix}{path.name}"] = path
-
     for name, root in roots.items():
-        walk(root, f"fairdeal/{name}/")
+        _walk(root, f"fairdeal/{name}/", found)
+    for plugin in plugins:
+        for name, root in plugin.packages.items():
+            if root.is_file():  # a plug-in that is one module, not a package
+                found[f"{name}.py"] = root
+            else:
+                _walk(root, f"{name}/", found)
     return found
 
 
-def build_archive(roots: Mapping[str, Path]) -> bytes:
-    """The browser archive of the packages in ``roots``, reproducibly: the same source files
-    give the same bytes on any machine. Entries are sorted by name (not the file system's
-    order); every entry has the same date, permissions and system whatever the files' mtimes,
-    modes or the umask; entries are stored, not deflated, because deflate's output depends on
-    the zlib build (zlib-ng, which some distributions ship as zlib, compresses differently)."""
+def plugin_entries(plugins: Sequence[PluginPackage]) -> dict[str, bytes]:
+    """Each plug-in's ``<name>-<version>.dist-info/`` ``METADATA`` and ``entry_points.txt``,
+    as importlib.metadata reads them from a folder on ``sys.path`` (the browser's)."""
+    from fairdeal.games import ENTRY_POINT_GROUP
+
+    entries: dict[str, bytes] = {}
+    for plugin in plugins:
+        folder = f"{plugin.distribution.replace('-', '_')}-{plugin.version}.dist-info"
+        entries[f"{folder}/METADATA"] = (f"Metadata-Version: 2.1\nName: {plugin.distribution}\n"
+                                         f"Version: {plugin.version}\n").encode()
+        points = "".join(f"{name} = {target}\n" for name, target in plugin.entry_points)
+        entries[f"{folder}/entry_points.txt"] = f"[{ENTRY_POINT_GROUP}]\n{points}".encode()
+    return entries
+
+
+def build_archive(roots: Mapping[str, Path], plugins: Sequence[PluginPackage] = ()) -> bytes:
+    """The browser archive of the packages in ``roots`` and of the game ``plugins``,
+    reproducibly: the same source files give the same bytes on any machine. Entries are sorted
+    by name (not the file system's order); every entry has the same date, permissions and
+    system whatever the files' mtimes, modes or the umask; entries are stored, not deflated,
+    because deflate's output depends on the zlib build (zlib-ng, which some distributions ship
+    as zlib, compresses differently)."""
     buffer = io.BytesIO()
-    files = archive_files(roots)
+    contents = {name: path.read_bytes() for name, path in archive_files(roots, plugins).items()}
+    contents.update(plugin_entries(plugins))
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
-        for name in sorted(files):
+        for name in sorted(contents):
             info = zipfile.ZipInfo(name, _ZIP_DATE)
             info.compress_type = zipfile.ZIP_STORED
             info.create_system = _ZIP_UNIX
             info.external_attr = _ZIP_MODE << 16
-            archive.writestr(info, files[name].read_bytes())
+            archive.writestr(info, contents[name])
     return buffer.getvalue()
 
 
@@ -164,12 +211,40 @@ def installed_roots() -> dict[str, Path]:
     return {name: Path(next(iter(packages[name].__path__))) for name in _PACKAGES}
 
 
+def installed_plugins() -> tuple[PluginPackage, ...]:
+    """Every game plug-in that loaded from a distribution of its own (its entry point's module
+    outside ``fairdeal.*``), by distribution name; one that failed to load is left out, as the
+    registry leaves it out."""
+    from importlib.metadata import entry_points
+
+    from fairdeal.games import ENTRY_POINT_GROUP, game_names
+
+    loaded = set(game_names())
+    found: dict[str, tuple[str, dict[str, Path], list[tuple[str, str]]]] = {}
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        top = point.value.partition(":")[0].split(".")[0]
+        if top == "fairdeal" or point.name not in loaded:
+            continue
+        module = importlib.import_module(top)
+        dist = point.dist
+        name = dist.metadata["Name"] if dist is not None else top
+        version, packages, points = found.setdefault(
+            name, (dist.version if dist is not None else "0", {}, []))
+        packages[top] = (Path(next(iter(module.__path__))) if hasattr(module, "__path__")
+                         else Path(str(module.__file__)))
+        points.append((point.name, point.value))
+    return tuple(PluginPackage(name, version, dict(sorted(packages.items())),
+                               tuple(sorted(points)))
+                 for name, (version, packages, points) in sorted(found.items()))
+
+
 def package_archive() -> tuple[bytes, str]:
     """fairdeal's verifier and games as one zip (``fairdeal/verifier/…``, ``fairdeal/games/…``)
-    built from the installed package, and its ETag. Built once per process."""
+    built from the installed package, with every installed game plug-in package, and its ETag.
+    Built once per process."""
     with _archive_lock:
         if "zip" not in _archive:
-            data = build_archive(installed_roots())
+            data = build_archive(installed_roots(), installed_plugins())
             _archive["zip"] = (data, hashlib.sha256(data).hexdigest()[:32])
         return _archive["zip"]
 

@@ -16,7 +16,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import create_engine, text
 
-from fairdeal.games import get_bots, get_game
+from fairdeal.games import GamePlugin, get_bots, get_game, get_plugin, plugins
 from fairdeal.ledger.keys import load_or_create_server_key
 from fairdeal.ledger.service import Ledger
 from fairdeal.ledger.store import EventStore, open_engine
@@ -171,10 +171,23 @@ def _other_toybattle(data: dict[str, Any], seen_by: int | None) -> dict[str, Any
     return data
 
 
+_OTHER = {"arcomage": _other_arcomage, "toybattle": _other_toybattle}
+
+
+def proved_secret() -> tuple[str, ...]:
+    """The games ``other_hidden`` can change the hidden parts of: the built-in ones above, and
+    every plug-in whose ``GamePlugin.hidden_changed`` gives such a state."""
+    offered = tuple(plugin.name for plugin in plugins()
+                    if type(plugin).hidden_changed is not GamePlugin.hidden_changed)
+    return (*_OTHER, *(name for name in offered if name not in _OTHER))
+
+
 def other_hidden(name: str, state: Any, seen_by: int | None = None) -> Any:
     """``state`` with every part hidden from ``seen_by`` (None: a spectator) changed."""
     game = get_game(name)
-    change = {"arcomage": _other_arcomage, "toybattle": _other_toybattle}[name]
+    change = _OTHER.get(name)
+    if change is None:  # a plug-in's own: GamePlugin.hidden_changed
+        return get_plugin(name).hidden_changed(state, seen_by)
     return game.state_from_json(change(game.state_to_json(state), seen_by))
 
 
@@ -208,4 +221,4 @@ def hidden() -> types.SimpleNamespace:
     """The secrecy helpers: ``hidden.other(name, state, seen_by)`` and
     ``hidden.live_match(ledger, name, seed)``."""
     return types.SimpleNamespace(other=other_hidden, live_match=live_match,
-                                 proved=("arcomage", "toybattle"))
+                                 proved=proved_secret())

@@ -17,10 +17,12 @@ from fairdeal.games.toybattle.troops import TROOP_BY_ID
 from fairdeal.ledger.service import Ledger
 from fairdeal.web.app import create_app
 
+from .conftest import proved_secret
+
 _DRAWS = (Draw, Skully, Star)
 
 
-@pytest.mark.parametrize("name", ["arcomage", "toybattle"])
+@pytest.mark.parametrize("name", proved_secret())  # the built-in games', and plug-ins' own
 @pytest.mark.parametrize("seed", range(4))
 def test_a_caption_is_the_same_whatever_is_hidden(ledger: Ledger, hidden: Any, name: str,
                                                   seed: int) -> None:

@@ -19,18 +19,23 @@ from click.testing import CliRunner
 
 from fairdeal.cli.main import cli
 from fairdeal.web.viewer.runtime import (
+    PluginPackage,
+    archive_files,
     archive_sha256,
     build_archive,
+    installed_plugins,
     installed_roots,
     package_archive,
+    plugin_entries,
 )
 
 ROOT = Path(__file__).resolve().parents[3]
 #: builds the archive of the packages under argv[1] (verifier/, games/) in a fresh interpreter
 _BUILD = ("import os, sys; from pathlib import Path; os.umask(int(sys.argv[3], 8)); "
-          "from fairdeal.web.viewer.runtime import build_archive; "
+          "from fairdeal.web.viewer.runtime import build_archive, installed_plugins; "
           "Path(sys.argv[2]).write_bytes(build_archive("
-          "{name: Path(sys.argv[1]) / name for name in ('verifier', 'games')}))")
+          "{name: Path(sys.argv[1]) / name for name in ('verifier', 'games')}, "
+          "installed_plugins()))")
 
 
 def _copy(source: Path, target: Path, *, reverse: bool, mode: int, mtime: float) -> None:
@@ -71,8 +76,9 @@ def test_the_archive_is_the_same_bytes_from_differently_touched_copies(tmp_path:
     a = _build_in_subprocess(first, tmp_path / "a.zip", "022", "1")
     b = _build_in_subprocess(second, tmp_path / "b.zip", "077", "2")
     assert a == b
-    # and the same bytes as the installed package's archive, the one the site serves
-    assert a == package_archive()[0] == build_archive(roots)
+    # and the same bytes as the installed package's archive, the one the site serves (with
+    # every game plug-in installed from a package of its own)
+    assert a == package_archive()[0] == build_archive(roots, installed_plugins())
     # every entry's metadata is fixed: no date, owner or mode of the machine that built it
     for info in zipfile.ZipFile(io.BytesIO(a)).infolist():
         assert info.date_time == (1980, 1, 1, 0, 0, 0), info.filename
@@ -102,9 +108,15 @@ def _wheel_files() -> dict[str, Path]:
 def test_the_archive_holds_exactly_the_installed_package_s_source_files() -> None:
     archive = zipfile.ZipFile(io.BytesIO(package_archive()[0]))
     expected = _wheel_files()
-    assert sorted(archive.namelist()) == sorted(expected) == archive.namelist()
+    ours = [name for name in archive.namelist() if name.startswith("fairdeal/")]
+    assert sorted(ours) == sorted(expected) == ours
     for name, path in expected.items():
         assert archive.read(name) == path.read_bytes(), name
+    # the rest is the game plug-ins installed from packages of their own, and their entry
+    # points (each plug-in package's own tests check its files)
+    plugins = installed_plugins()
+    rest = {name for name in archive.namelist() if not name.startswith("fairdeal/")}
+    assert rest == set(archive_files({}, plugins)) | set(plugin_entries(plugins))
 
 
 def test_verifier_hash_prints_the_served_archive_s_sha256(tmp_path: Path) -> None:
@@ -126,3 +138,34 @@ def test_verifier_hash_says_in_one_line_when_it_cannot_write_the_archive() -> No
     assert result.exit_code == 1
     assert "Could not open file '/nonexistent/d/fairdeal.zip': No such file or directory" \
         in result.output and "Traceback" not in result.output
+
+
+def test_a_game_plug_in_of_its_own_is_archived_with_its_entry_points(tmp_path: Path) -> None:
+    # a plug-in package and a one-module plug-in, as installed_plugins() finds them
+    package = tmp_path / "their_game"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "plugin.py").write_text("PLUGIN = None\n")
+    (package / "notes.txt").write_text("not archived\n")
+    module = tmp_path / "one_game.py"
+    module.write_text("PLUGIN = None\n")
+    plugins = (PluginPackage("their-game", "2.0", {"their_game": package},
+                             (("their", "their_game.plugin:PLUGIN"),)),
+               PluginPackage("one-game", "1.0", {"one_game": module},
+                             (("one", "one_game:PLUGIN"),)))
+    data = build_archive({}, plugins)
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    assert archive.namelist() == [
+        "one_game-1.0.dist-info/METADATA", "one_game-1.0.dist-info/entry_points.txt",
+        "one_game.py", "their_game-2.0.dist-info/METADATA",
+        "their_game-2.0.dist-info/entry_points.txt", "their_game/__init__.py",
+        "their_game/plugin.py"]
+    unpacked = tmp_path / "unpacked"
+    archive.extractall(unpacked)
+    # what the browser's Python reads: the entry points, from the unpacked folder alone
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); "
+              "from importlib.metadata import entry_points; "
+              "print(sorted((p.name, p.value) for p in entry_points(group='fairdeal.games')))")
+    out = subprocess.run([sys.executable, "-S", "-c", script, str(unpacked)], check=True,
+                         capture_output=True, text=True, cwd=tmp_path).stdout
+    assert out == "[('one', 'one_game:PLUGIN'), ('their', 'their_game.plugin:PLUGIN')]\n"
