@@ -11,20 +11,23 @@ step, a 300-step match about 2.5 MB (docs/browser.md has the measured figures).
 from __future__ import annotations
 
 import io
+import multiprocessing
+import os
 import re
 from collections.abc import Sequence
-from pathlib import Path
+from concurrent.futures import ProcessPoolExecutor
 from xml.sax.saxutils import escape
 
-import resvg_py
 from PIL import Image
 
 from fairdeal.verifier.verify import chain_hashes
 
 from .matches import LoadedMatch
+from .raster import svg_to_png
 
-__all__ = ["FRAME_MS", "LAST_FRAME_MS", "MAX_GIF_FRAMES", "RENDERER_VERSION", "WIDTH",
-           "StepRangeError", "frame_ms", "gif_key", "match_gif", "parse_steps"]
+__all__ = ["FRAME_MS", "LAST_FRAME_MS", "MAX_DRAWING_PROCESSES", "MAX_GIF_FRAMES",
+           "RENDERER_VERSION", "WIDTH", "StepRangeError", "drawing_processes", "frame_ms",
+           "gif_key", "match_gif", "parse_steps"]
 
 #: frame width in pixels; the height follows each game's drawing
 WIDTH = 480
@@ -37,9 +40,11 @@ CLIP_MS = 60_000
 #: the strip under the drawing, in the drawing's own units per 480 px of width
 _STRIP = 34
 _CAPTION_CHARS = 64
-#: fonts to hand resvg directly (loading every system font costs more than a frame)
-_FONT_FILES = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-               "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
+#: a GIF's frames are drawn by this many processes at most, one a core (resvg holds the GIL):
+#: with one drawing at a time per server process, a GIF keeps at most two cores busy
+MAX_DRAWING_PROCESSES = 2
+#: fewer frames than this are drawn in the calling process: starting the others costs more
+_PARALLEL_FROM = 8
 #: a GIF holds at most this many frames: each costs about 0.13 s of a core to draw (6.5 s
 #: for 49 steps on a 2-core machine), so an anonymous request may ask for ~13 s of work at
 #: most; a longer match's GIF without a range shows its last MAX_GIF_FRAMES steps
@@ -114,20 +119,43 @@ def _frame_svg(drawing: str, number: int, last: int, caption: str) -> str:
             f'font-size="{font:g}" fill="#c9d6e8" text-anchor="end">fairdeal</text></svg>')
 
 
-def _rasterise(svg: str) -> bytes:
-    fonts = [path for path in _FONT_FILES if Path(path).is_file()]
-    if fonts:
-        png = resvg_py.svg_to_bytes(svg_string=svg, width=WIDTH, skip_system_fonts=True,
-                                    font_files=fonts, font_family="DejaVu Sans",
-                                    sans_serif_family="DejaVu Sans")
-    else:  # no DejaVu here: resvg finds what the system has
-        png = resvg_py.svg_to_bytes(svg_string=svg, width=WIDTH)
-    return bytes(png)
+def _frame_pixels(svg: str) -> tuple[int, int, bytes]:
+    """One frame's RGB pixels (width, height, bytes): rasterised by resvg, WIDTH wide, and
+    decoded here, so that a drawing process hands back what the encoder reads."""
+    with Image.open(io.BytesIO(svg_to_png(svg, width=WIDTH))) as png:
+        frame = png.convert("RGB")
+    return frame.width, frame.height, frame.tobytes()
 
 
-def _encode(pngs: Sequence[bytes]) -> bytes:
-    """One GIF from PNG frames: one palette for all, so only the changes are stored."""
-    frames = [Image.open(io.BytesIO(png)).convert("RGB") for png in pngs]
+def drawing_processes(frames: int) -> int:
+    """How many processes draw a GIF of ``frames`` frames: one a core, MAX_DRAWING_PROCESSES
+    at most, and only the caller's own for a short GIF or where processes cannot be forked.
+
+    >>> drawing_processes(1)
+    1
+    """
+    if frames < _PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return max(1, min(MAX_DRAWING_PROCESSES, os.cpu_count() or 1))
+
+
+def _draw_frames(svgs: Sequence[str], processes: int) -> list[Image.Image]:
+    """Every frame's pixels, drawn by ``processes`` forked processes (each takes runs of
+    frames) or, for one, here; the same pixels either way."""
+    if processes <= 1:
+        pixels = [_frame_pixels(svg) for svg in svgs]
+    else:
+        # forked, not spawned: a spawned process would import the viewer anew (seconds);
+        # the child only runs resvg and Pillow on the strings it is sent, then exits
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(processes, mp_context=context) as pool:
+            run = max(1, len(svgs) // (processes * 4))
+            pixels = list(pool.map(_frame_pixels, svgs, chunksize=run))
+    return [Image.frombytes("RGB", (width, height), data) for width, height, data in pixels]
+
+
+def _encode(frames: Sequence[Image.Image]) -> bytes:
+    """One GIF from RGB frames: one palette for all, so only the changes are stored."""
     # the palette comes from a few frames spread over the match, stacked into one picture
     picks = frames[:: max(1, len(frames) // 6)][:7] + [frames[-1]]
     sample = Image.new("RGB", (frames[0].width, sum(frame.height for frame in picks)))
@@ -152,16 +180,18 @@ def gif_key(match: LoadedMatch, first: int, last: int, seat: int | None) -> str:
     return f"gif/{RENDERER_VERSION}/{WIDTH}/{head}/{first}:{last}/{seat}"
 
 
-def match_gif(match: LoadedMatch, first: int, last: int, seat: int | None = None) -> bytes:
-    """Steps ``first`` to ``last`` of a loaded match as an animated GIF (its bytes)."""
+def match_gif(match: LoadedMatch, first: int, last: int, seat: int | None = None,
+              processes: int | None = None) -> bytes:
+    """Steps ``first`` to ``last`` of a loaded match as an animated GIF (its bytes), its
+    frames drawn by ``processes`` processes (default: drawing_processes); the bytes do not
+    depend on how many."""
     if match.game is None or not match.steps:
         raise StepRangeError("this match has no steps to animate")
     if last - first + 1 > MAX_GIF_FRAMES:
         raise StepRangeError(f"a GIF holds at most {MAX_GIF_FRAMES} frames, not "
                              f"{last - first + 1}")
-    pngs = []
-    for number in range(first, last + 1):
-        step = match.steps[number]
-        pngs.append(_rasterise(_frame_svg(match.svg(number, seat), number, match.last_step,
-                                          step.caption)))
-    return _encode(pngs)
+    svgs = [_frame_svg(match.svg(number, seat), number, match.last_step,
+                       match.steps[number].caption) for number in range(first, last + 1)]
+    if processes is None:
+        processes = drawing_processes(len(svgs))
+    return _encode(_draw_frames(svgs, processes))
