@@ -45,9 +45,9 @@ _CAPTION_CHARS = 64
 MAX_DRAWING_PROCESSES = 2
 #: fewer frames than this are drawn in the calling process: starting the others costs more
 _PARALLEL_FROM = 8
-#: a GIF holds at most this many frames: each costs about 0.13 s of a core to draw (6.5 s
-#: for 49 steps on a 2-core machine), so an anonymous request may ask for ~13 s of work at
-#: most; a longer match's GIF without a range shows its last MAX_GIF_FRAMES steps
+#: a GIF holds at most this many frames: each costs about 0.15-0.29 s of a core to draw, by
+#: the load (bench/bench_pictures.py), so an anonymous request may ask for ~15-29 s of a core
+#: at most; a longer match's GIF without a range shows its last MAX_GIF_FRAMES steps
 MAX_GIF_FRAMES = 100
 #: what else than the match, the range, the view and WIDTH decides a GIF's bytes: bump it
 #: when the drawing or the encoding changes, so that a cached GIF is drawn again
