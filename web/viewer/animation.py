@@ -14,7 +14,7 @@ import io
 import multiprocessing
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from xml.sax.saxutils import escape
 
@@ -139,36 +139,69 @@ def drawing_processes(frames: int) -> int:
     return max(1, min(MAX_DRAWING_PROCESSES, os.cpu_count() or 1))
 
 
-def _draw_frames(svgs: Sequence[str], processes: int) -> list[Image.Image]:
-    """Every frame's pixels, drawn by ``processes`` forked processes (each takes runs of
-    frames) or, for one, here; the same pixels either way."""
+def _drawn_pixels(svgs: Sequence[str], processes: int) -> Iterator[tuple[int, int, bytes]]:
+    """Every frame's pixels in order, drawn by ``processes`` forked processes (each takes short
+    runs of frames, and the caller reads each as it comes) or, for one, here."""
     if processes <= 1:
-        pixels = [_frame_pixels(svg) for svg in svgs]
-    else:
-        # forked, not spawned: a spawned process would import the viewer anew (seconds);
-        # the child only runs resvg and Pillow on the strings it is sent, then exits
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(processes, mp_context=context) as pool:
-            run = max(1, len(svgs) // (processes * 4))
-            pixels = list(pool.map(_frame_pixels, svgs, chunksize=run))
-    return [Image.frombytes("RGB", (width, height), data) for width, height, data in pixels]
+        yield from map(_frame_pixels, svgs)
+        return
+    # forked, not spawned: a spawned process would import the viewer anew (seconds); the
+    # child only runs resvg and Pillow on the strings it is sent, then exits
+    pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
+    try:
+        yield from pool.map(_frame_pixels, svgs,
+                            chunksize=max(1, min(4, len(svgs) // (processes * 4))))
+    finally:
+        pool.shutdown(cancel_futures=True)
 
 
-def _encode(frames: Sequence[Image.Image]) -> bytes:
-    """One GIF from RGB frames: one palette for all, so only the changes are stored."""
-    # the palette comes from a few frames spread over the match, stacked into one picture
-    picks = frames[:: max(1, len(frames) // 6)][:7] + [frames[-1]]
-    sample = Image.new("RGB", (frames[0].width, sum(frame.height for frame in picks)))
+def _palette_picks(count: int) -> list[int]:
+    """The frames a GIF's one palette comes from: up to seven spread over it, and the last.
+
+    >>> _palette_picks(100)
+    [0, 16, 32, 48, 64, 80, 96, 99]
+    """
+    return list(range(0, count, max(1, count // 6)))[:7] + [count - 1]
+
+
+def _palette(picks: Sequence[Image.Image]) -> Image.Image:
+    """The palette of a few frames stacked into one picture (median cut, 255 colours)."""
+    sample = Image.new("RGB", (picks[0].width, sum(frame.height for frame in picks)))
     top = 0
     for frame in picks:
         sample.paste(frame, (0, top))
         top += frame.height
-    palette = sample.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
-    indexed = [frame.quantize(palette=palette, dither=Image.Dither.NONE) for frame in frames]
+    return sample.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
+
+
+def _indexed_frames(svgs: Sequence[str], processes: int) -> list[Image.Image]:
+    """Every frame drawn and quantised to the GIF's one palette. The palette's frames are
+    drawn first, so that while the other processes draw the rest this one makes the palette
+    and quantises each frame as it comes; the frames are the same whatever the count."""
+    picks = _palette_picks(len(svgs))
+    first = list(dict.fromkeys(picks))
+    order = first + sorted(set(range(len(svgs))) - set(first))
+    drawn: dict[int, Image.Image] = {}
+    indexed: dict[int, Image.Image] = {}
+    palette: Image.Image | None = None
+    pixels = _drawn_pixels([svgs[number] for number in order], processes)
+    for number, (width, height, data) in zip(order, pixels, strict=True):
+        drawn[number] = Image.frombytes("RGB", (width, height), data)
+        if palette is None and len(drawn) == len(first):
+            palette = _palette([drawn[pick] for pick in picks])
+        if palette is not None:
+            for ready in list(drawn):
+                indexed[ready] = drawn.pop(ready).quantize(palette=palette,
+                                                           dither=Image.Dither.NONE)
+    return [indexed[number] for number in range(len(svgs))]
+
+
+def _gif_bytes(indexed: Sequence[Image.Image]) -> bytes:
+    """One GIF of frames sharing one palette, so that only the changes are stored."""
     out = io.BytesIO()
     durations = [frame_ms(len(indexed))] * (len(indexed) - 1) + [LAST_FRAME_MS]
-    indexed[0].save(out, "GIF", save_all=True, append_images=indexed[1:], duration=durations,
-                    loop=0, optimize=True)
+    indexed[0].save(out, "GIF", save_all=True, append_images=list(indexed[1:]),
+                    duration=durations, loop=0, optimize=True)
     return out.getvalue()
 
 
@@ -194,4 +227,4 @@ def match_gif(match: LoadedMatch, first: int, last: int, seat: int | None = None
                        match.steps[number].caption) for number in range(first, last + 1)]
     if processes is None:
         processes = drawing_processes(len(svgs))
-    return _encode(_draw_frames(svgs, processes))
+    return _gif_bytes(_indexed_frames(svgs, processes))
