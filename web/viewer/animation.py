@@ -146,7 +146,10 @@ def _drawn_pixels(svgs: Sequence[str], processes: int) -> Iterator[tuple[int, in
         yield from map(_frame_pixels, svgs)
         return
     # forked, not spawned: a spawned process would import the viewer anew (seconds); the
-    # child only runs resvg and Pillow on the strings it is sent, then exits
+    # child only runs resvg and Pillow on the strings it is sent, then exits. Pillow's format
+    # plug-ins are imported first, so that no child imports anything (another thread of a
+    # server may hold an import's lock when it forks)
+    Image.preinit()
     pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
     try:
         yield from pool.map(_frame_pixels, svgs,
