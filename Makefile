@@ -60,6 +60,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_verify.py --bots random,random
 	$(BIN)/python bench/bench_verify.py --game toybattle
 	$(BIN)/python bench/bench_viewer.py
+	$(BIN)/python bench/bench_pictures.py --runs 3
 
 bench-ledger: $(STAMP)
 	$(BIN)/python bench/bench_ledger.py

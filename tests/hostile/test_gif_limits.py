@@ -123,6 +123,35 @@ def test_one_gif_is_drawn_at_a_time_and_a_waiting_request_gets_a_202(
     assert app.test_client().get(f"/m/{match_id}.gif?steps=4:5").status_code == 200
 
 
+def test_a_long_drawing_answers_202_and_goes_on_into_the_cache(
+        served: tuple[Flask, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """No request outlives a worker's timeout: past DRAW_WAIT_S the one that started the
+    drawing is told to retry, and the retry finds the GIF drawn meanwhile."""
+    app, match_id = served
+    finish = threading.Event()
+    real = replay_gif.match_gif
+
+    def slow(match: Any, first: int, last: int, seat: int | None = None) -> bytes:
+        assert finish.wait(30)
+        return real(match, first, last, seat)
+    monkeypatch.setattr(replay_gif, "match_gif", slow)
+    monkeypatch.setattr(replay_gif, "DRAW_WAIT_S", 0.2)
+    client = app.test_client()
+    started = client.get(f"/m/{match_id}.gif?steps=0:2")
+    assert started.status_code == 202
+    assert started.headers["Retry-After"] == str(replay_gif.RETRY_AFTER_S)
+    assert started.get_data(as_text=True) == (
+        f"this replay GIF is being drawn: retry in {replay_gif.RETRY_AFTER_S} s\n")
+    finish.set()
+    for _ in range(300):  # the drawing ends, and releases the slot
+        retried = client.get(f"/m/{match_id}.gif?steps=0:2")
+        if retried.status_code == 200:
+            break
+        threading.Event().wait(0.1)
+    assert retried.status_code == 200 and retried.mimetype == "image/gif"
+    assert retried.data == real(load_bundle(LONG.read_bytes()), 0, 2)
+
+
 def test_each_gif_drawn_counts_against_the_gif_rate_limit(tmp_path: Path) -> None:
     for app, match_id in _app(tmp_path, "gif=2/60"):
         client = app.test_client()

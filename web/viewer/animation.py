@@ -11,20 +11,23 @@ step, a 300-step match about 2.5 MB (docs/browser.md has the measured figures).
 from __future__ import annotations
 
 import io
+import multiprocessing
+import os
 import re
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from xml.sax.saxutils import escape
 
-import resvg_py
 from PIL import Image
 
 from fairdeal.verifier.verify import chain_hashes
 
 from .matches import LoadedMatch
+from .raster import svg_to_png
 
-__all__ = ["FRAME_MS", "LAST_FRAME_MS", "MAX_GIF_FRAMES", "RENDERER_VERSION", "WIDTH",
-           "StepRangeError", "frame_ms", "gif_key", "match_gif", "parse_steps"]
+__all__ = ["FRAME_MS", "LAST_FRAME_MS", "MAX_DRAWING_PROCESSES", "MAX_GIF_FRAMES",
+           "RENDERER_VERSION", "WIDTH", "StepRangeError", "drawing_processes", "frame_ms",
+           "gif_key", "match_gif", "parse_steps"]
 
 #: frame width in pixels; the height follows each game's drawing
 WIDTH = 480
@@ -37,12 +40,14 @@ CLIP_MS = 60_000
 #: the strip under the drawing, in the drawing's own units per 480 px of width
 _STRIP = 34
 _CAPTION_CHARS = 64
-#: fonts to hand resvg directly (loading every system font costs more than a frame)
-_FONT_FILES = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-               "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
-#: a GIF holds at most this many frames: each costs about 0.13 s of a core to draw (6.5 s
-#: for 49 steps on a 2-core machine), so an anonymous request may ask for ~13 s of work at
-#: most; a longer match's GIF without a range shows its last MAX_GIF_FRAMES steps
+#: a GIF's frames are drawn by this many processes at most, one a core (resvg holds the GIL):
+#: with one drawing at a time per server process, a GIF keeps at most two cores busy
+MAX_DRAWING_PROCESSES = 2
+#: fewer frames than this are drawn in the calling process: starting the others costs more
+_PARALLEL_FROM = 8
+#: a GIF holds at most this many frames: each costs about 0.15-0.29 s of a core to draw, by
+#: the load (bench/bench_pictures.py), so an anonymous request may ask for ~15-29 s of a core
+#: at most; a longer match's GIF without a range shows its last MAX_GIF_FRAMES steps
 MAX_GIF_FRAMES = 100
 #: what else than the match, the range, the view and WIDTH decides a GIF's bytes: bump it
 #: when the drawing or the encoding changes, so that a cached GIF is drawn again
@@ -114,33 +119,92 @@ def _frame_svg(drawing: str, number: int, last: int, caption: str) -> str:
             f'font-size="{font:g}" fill="#c9d6e8" text-anchor="end">fairdeal</text></svg>')
 
 
-def _rasterise(svg: str) -> bytes:
-    fonts = [path for path in _FONT_FILES if Path(path).is_file()]
-    if fonts:
-        png = resvg_py.svg_to_bytes(svg_string=svg, width=WIDTH, skip_system_fonts=True,
-                                    font_files=fonts, font_family="DejaVu Sans",
-                                    sans_serif_family="DejaVu Sans")
-    else:  # no DejaVu here: resvg finds what the system has
-        png = resvg_py.svg_to_bytes(svg_string=svg, width=WIDTH)
-    return bytes(png)
+def _frame_pixels(svg: str) -> tuple[int, int, bytes]:
+    """One frame's RGB pixels (width, height, bytes): rasterised by resvg, WIDTH wide, and
+    decoded here, so that a drawing process hands back what the encoder reads."""
+    with Image.open(io.BytesIO(svg_to_png(svg, width=WIDTH))) as png:
+        frame = png.convert("RGB")
+    return frame.width, frame.height, frame.tobytes()
 
 
-def _encode(pngs: Sequence[bytes]) -> bytes:
-    """One GIF from PNG frames: one palette for all, so only the changes are stored."""
-    frames = [Image.open(io.BytesIO(png)).convert("RGB") for png in pngs]
-    # the palette comes from a few frames spread over the match, stacked into one picture
-    picks = frames[:: max(1, len(frames) // 6)][:7] + [frames[-1]]
-    sample = Image.new("RGB", (frames[0].width, sum(frame.height for frame in picks)))
+def drawing_processes(frames: int) -> int:
+    """How many processes draw a GIF of ``frames`` frames: one a core, MAX_DRAWING_PROCESSES
+    at most, and only the caller's own for a short GIF or where processes cannot be forked.
+
+    >>> drawing_processes(1)
+    1
+    """
+    if frames < _PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return max(1, min(MAX_DRAWING_PROCESSES, os.cpu_count() or 1))
+
+
+def _drawn_pixels(svgs: Sequence[str], processes: int) -> Iterator[tuple[int, int, bytes]]:
+    """Every frame's pixels in order, drawn by ``processes`` forked processes (each takes short
+    runs of frames, and the caller reads each as it comes) or, for one, here."""
+    if processes <= 1:
+        yield from map(_frame_pixels, svgs)
+        return
+    # forked, not spawned: a spawned process would import the viewer anew (seconds); the
+    # child only runs resvg and Pillow on the strings it is sent, then exits. Pillow's format
+    # plug-ins are imported first, so that no child imports anything (another thread of a
+    # server may hold an import's lock when it forks)
+    Image.preinit()
+    pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
+    try:
+        yield from pool.map(_frame_pixels, svgs,
+                            chunksize=max(1, min(4, len(svgs) // (processes * 4))))
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
+def _palette_picks(count: int) -> list[int]:
+    """The frames a GIF's one palette comes from: up to seven spread over it, and the last.
+
+    >>> _palette_picks(100)
+    [0, 16, 32, 48, 64, 80, 96, 99]
+    """
+    return list(range(0, count, max(1, count // 6)))[:7] + [count - 1]
+
+
+def _palette(picks: Sequence[Image.Image]) -> Image.Image:
+    """The palette of a few frames stacked into one picture (median cut, 255 colours)."""
+    sample = Image.new("RGB", (picks[0].width, sum(frame.height for frame in picks)))
     top = 0
     for frame in picks:
         sample.paste(frame, (0, top))
         top += frame.height
-    palette = sample.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
-    indexed = [frame.quantize(palette=palette, dither=Image.Dither.NONE) for frame in frames]
+    return sample.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
+
+
+def _indexed_frames(svgs: Sequence[str], processes: int) -> list[Image.Image]:
+    """Every frame drawn and quantised to the GIF's one palette. The palette's frames are
+    drawn first, so that while the other processes draw the rest this one makes the palette
+    and quantises each frame as it comes; the frames are the same whatever the count."""
+    picks = _palette_picks(len(svgs))
+    first = list(dict.fromkeys(picks))
+    order = first + sorted(set(range(len(svgs))) - set(first))
+    drawn: dict[int, Image.Image] = {}
+    indexed: dict[int, Image.Image] = {}
+    palette: Image.Image | None = None
+    pixels = _drawn_pixels([svgs[number] for number in order], processes)
+    for number, (width, height, data) in zip(order, pixels, strict=True):
+        drawn[number] = Image.frombytes("RGB", (width, height), data)
+        if palette is None and len(drawn) == len(first):
+            palette = _palette([drawn[pick] for pick in picks])
+        if palette is not None:
+            for ready in list(drawn):
+                indexed[ready] = drawn.pop(ready).quantize(palette=palette,
+                                                           dither=Image.Dither.NONE)
+    return [indexed[number] for number in range(len(svgs))]
+
+
+def _gif_bytes(indexed: Sequence[Image.Image]) -> bytes:
+    """One GIF of frames sharing one palette, so that only the changes are stored."""
     out = io.BytesIO()
     durations = [frame_ms(len(indexed))] * (len(indexed) - 1) + [LAST_FRAME_MS]
-    indexed[0].save(out, "GIF", save_all=True, append_images=indexed[1:], duration=durations,
-                    loop=0, optimize=True)
+    indexed[0].save(out, "GIF", save_all=True, append_images=list(indexed[1:]),
+                    duration=durations, loop=0, optimize=True)
     return out.getvalue()
 
 
@@ -152,16 +216,18 @@ def gif_key(match: LoadedMatch, first: int, last: int, seat: int | None) -> str:
     return f"gif/{RENDERER_VERSION}/{WIDTH}/{head}/{first}:{last}/{seat}"
 
 
-def match_gif(match: LoadedMatch, first: int, last: int, seat: int | None = None) -> bytes:
-    """Steps ``first`` to ``last`` of a loaded match as an animated GIF (its bytes)."""
+def match_gif(match: LoadedMatch, first: int, last: int, seat: int | None = None,
+              processes: int | None = None) -> bytes:
+    """Steps ``first`` to ``last`` of a loaded match as an animated GIF (its bytes), its
+    frames drawn by ``processes`` processes (default: drawing_processes); the bytes do not
+    depend on how many."""
     if match.game is None or not match.steps:
         raise StepRangeError("this match has no steps to animate")
     if last - first + 1 > MAX_GIF_FRAMES:
         raise StepRangeError(f"a GIF holds at most {MAX_GIF_FRAMES} frames, not "
                              f"{last - first + 1}")
-    pngs = []
-    for number in range(first, last + 1):
-        step = match.steps[number]
-        pngs.append(_rasterise(_frame_svg(match.svg(number, seat), number, match.last_step,
-                                          step.caption)))
-    return _encode(pngs)
+    svgs = [_frame_svg(match.svg(number, seat), number, match.last_step,
+                       match.steps[number].caption) for number in range(first, last + 1)]
+    if processes is None:
+        processes = drawing_processes(len(svgs))
+    return _gif_bytes(_indexed_frames(svgs, processes))

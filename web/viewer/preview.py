@@ -1,9 +1,9 @@
 """Link previews: the board at a step as a PNG, for the match page's ``og:image``.
 
-resvg (through resvg-py, a wheel with no system library behind it) renders the game's own SVG;
-the PNGs are kept in a small LRU keyed by the match and the step, since a shared link is
-fetched by every chat app and crawler it is pasted into, and a drawing never changes once its
-match is sealed.
+resvg renders the game's own SVG (raster.py: handed the same fonts as the GIF frames, instead
+of scanning every system font on each call); the PNGs are kept in a small LRU keyed by the match
+and the step, since a shared link is fetched by every chat app and crawler it is pasted into,
+and a drawing never changes once its match is sealed.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from .matches import MatchCache
+from .raster import svg_to_png
 
 __all__ = ["PREVIEW_WIDTH", "PreviewError", "preview_png"]
 
@@ -31,8 +32,6 @@ class PreviewError(ValueError):
 def render_png(svg: str, longest: int = PREVIEW_WIDTH) -> bytes:
     """``svg`` as PNG bytes, ``longest`` pixels on its longer side (a tall board
     is not blown up to 1200 pixels wide: rendering time grows with the pixels)."""
-    import resvg_py
-
     found = _VIEWBOX.search(svg)
     if found is None:
         raise PreviewError("the drawing has no viewBox to scale from")
@@ -40,8 +39,7 @@ def render_png(svg: str, longest: int = PREVIEW_WIDTH) -> bytes:
     if width <= 0 or height <= 0:
         raise PreviewError("the drawing has an empty viewBox")
     try:
-        return bytes(resvg_py.svg_to_bytes(svg_string=svg, zoom=longest / max(width, height),
-                                           background=_BACKGROUND))
+        return svg_to_png(svg, zoom=longest / max(width, height), background=_BACKGROUND)
     except ValueError as e:
         raise PreviewError(f"the drawing could not be rendered: {e}") from None
 

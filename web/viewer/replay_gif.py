@@ -6,6 +6,11 @@ hash, the range, the view, the width and the renderer's version) in a bounded ca
 one at a time per process (a request that would wait is answered 202 with ``Retry-After``
 instead of holding a worker); and each GIF drawn counts against the ``gif`` rate limit of the
 client address (security.py, as uploads do; a cached GIF is free).
+
+A GIF is drawn on a thread of its own, so that no request outlives a worker's timeout however
+long the drawing: the request that started it waits DRAW_WAIT_S for it, and past that is
+answered 202 with ``Retry-After`` while the drawing goes on into the cache, where the retry
+finds it.
 """
 
 from __future__ import annotations
@@ -22,12 +27,15 @@ from .loading import load_stored
 from .matches import MatchCache
 from .page import perspective
 
-__all__ = ["GIF_CACHE_SIZE", "RETRY_AFTER_S", "gif_url"]
+__all__ = ["DRAW_WAIT_S", "GIF_CACHE_SIZE", "RETRY_AFTER_S", "gif_url"]
 
 #: GIFs kept per process (a 100-frame one is a few hundred kB)
 GIF_CACHE_SIZE = 32
 #: what a request that found another GIF being drawn is told to wait (a GIF takes seconds)
 RETRY_AFTER_S = 3
+#: how long the request that starts a drawing waits for it (a worker's request timeout is
+#: commonly 30 s: gunicorn's default)
+DRAW_WAIT_S = 10
 
 
 def _cache() -> MatchCache:
@@ -46,6 +54,45 @@ def _drawing() -> threading.Lock:
 def gif_url(match_id: str) -> str:
     """The absolute address of a match's GIF, for the share box."""
     return request.url_root.rstrip("/") + f"/m/{match_id}.gif"
+
+
+class _Drawing(threading.Thread):
+    """One GIF drawn into the cache on its own thread, which owns the drawing slot (it releases
+    it when done); the request that started it waits for it a while (``answer``)."""
+
+    def __init__(self, match: Any, steps: tuple[int, int], seat: int | None,
+                 cache: MatchCache, key: str, slot: threading.Lock) -> None:
+        super().__init__(name=f"fairdeal-gif {key}", daemon=True)
+        self.match, self.steps, self.seat = match, steps, seat
+        self.cache, self.key, self.slot = cache, key, slot
+        self.data: bytes | None = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.data = match_gif(self.match, *self.steps, self.seat)
+            self.cache.put(self.key, self.data)
+        except BaseException as e:  # raised again in the waiting request, as drawn there
+            self.error = e
+        finally:
+            self.slot.release()
+
+    def answer(self, wait: float) -> Response:
+        """The GIF, once drawn within ``wait`` seconds; else a 202 saying to retry."""
+        self.join(wait)
+        if self.is_alive():
+            return _retry_later(f"this replay GIF is being drawn: retry in {RETRY_AFTER_S} s\n")
+        if self.error is not None:
+            raise self.error
+        assert self.data is not None
+        return _gif(self.data)
+
+
+def _retry_later(message: str) -> Response:
+    busy = Response(message, 202, mimetype="text/plain")
+    busy.headers["Retry-After"] = str(RETRY_AFTER_S)
+    busy.headers["Cache-Control"] = "no-store"
+    return busy
 
 
 def _gif(data: bytes) -> Response:
@@ -73,13 +120,11 @@ def match_gif_page(match_id: str) -> Any:
     cached = cache.peek(key)
     if cached is not None:
         return _gif(cached)
-    drawing = _drawing()
-    if not drawing.acquire(blocking=False):
-        busy = Response(f"another replay GIF is being drawn here; this one is not drawn yet: "
-                        f"retry in {RETRY_AFTER_S} s\n", 202, mimetype="text/plain")
-        busy.headers["Retry-After"] = str(RETRY_AFTER_S)
-        busy.headers["Cache-Control"] = "no-store"
-        return busy
+    slot = _drawing()
+    if not slot.acquire(blocking=False):
+        return _retry_later(f"another replay GIF is being drawn here; this one is not drawn "
+                            f"yet: retry in {RETRY_AFTER_S} s\n")
+    drawing = None
     try:
         cached = cache.peek(key)  # drawn by the request that held the slot just before
         if cached is not None:
@@ -87,8 +132,10 @@ def match_gif_page(match_id: str) -> Any:
         limited = rate_limited("gif")
         if limited is not None:
             return limited
-        data = match_gif(match, first, last, seat)
-        cache.put(key, data)
+        started = _Drawing(match, (first, last), seat, cache, key, slot)
+        started.start()  # the slot is the drawing's now: it releases it when done
+        drawing = started
     finally:
-        drawing.release()
-    return _gif(data)
+        if drawing is None:
+            slot.release()
+    return drawing.answer(DRAW_WAIT_S)

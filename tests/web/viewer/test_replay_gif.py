@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import io
+import os
+from pathlib import Path
 from typing import Any
 
 from PIL import Image
 
-from fairdeal.web.viewer.animation import WIDTH, StepRangeError, parse_steps
+from fairdeal.web.viewer.animation import (
+    WIDTH,
+    StepRangeError,
+    drawing_processes,
+    match_gif,
+    parse_steps,
+)
+from fairdeal.web.viewer.matches import load_bundle
+
+#: a 111-step two-tower duel
+LONG = Path(__file__).parents[3] / "fixtures" / "bundles" / "honest" / \
+    "arcomage-free-steppe-normal.json"
 
 
 def _id(bundle: dict[str, Any]) -> str:
@@ -75,3 +88,17 @@ def test_the_share_box_offers_the_gif_beside_the_link_and_the_embed(
     upload = client.post("/upload", data={"pasted": helpers.bundle_bytes(
         helpers.simulate("arcomage", 1, seed="gif-upload")[0]).decode()})
     assert 'id="gif-url"' not in client.get(upload.location).get_data(as_text=True)
+
+
+def test_frames_drawn_by_other_processes_make_the_same_gif() -> None:
+    """The frames are drawn in parallel where that pays: the GIF's bytes are the same as when
+    the caller draws every frame itself, frame for frame, caption for caption."""
+    match = load_bundle(LONG.read_bytes())
+    count = 10
+    assert drawing_processes(count) == min(2, os.cpu_count() or 1)
+    assert drawing_processes(1) == 1  # a short GIF: no process started for it
+    alone = match_gif(match, 0, count - 1, processes=1)
+    shared = match_gif(match, 0, count - 1, processes=2)
+    assert shared == alone
+    image = Image.open(io.BytesIO(shared))
+    assert image.n_frames == count and image.size[0] == WIDTH
