@@ -11,11 +11,13 @@ step, a 300-step match about 2.5 MB (docs/browser.md has the measured figures).
 from __future__ import annotations
 
 import io
+import logging
 import multiprocessing
 import os
 import re
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from xml.sax.saxutils import escape
 
 from PIL import Image
@@ -28,6 +30,8 @@ from .raster import svg_to_png
 __all__ = ["FRAME_MS", "LAST_FRAME_MS", "MAX_DRAWING_PROCESSES", "MAX_GIF_FRAMES",
            "RENDERER_VERSION", "WIDTH", "StepRangeError", "drawing_processes", "frame_ms",
            "gif_key", "match_gif", "parse_steps"]
+
+log = logging.getLogger(__name__)
 
 #: frame width in pixels; the height follows each game's drawing
 WIDTH = 480
@@ -150,12 +154,21 @@ def _drawn_pixels(svgs: Sequence[str], processes: int) -> Iterator[tuple[int, in
     # plug-ins are imported first, so that no child imports anything (another thread of a
     # server may hold an import's lock when it forks)
     Image.preinit()
-    pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
+    done = 0
     try:
-        yield from pool.map(_frame_pixels, svgs,
-                            chunksize=max(1, min(4, len(svgs) // (processes * 4))))
-    finally:
-        pool.shutdown(cancel_futures=True)
+        pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
+        try:
+            for pixels in pool.map(_frame_pixels, svgs,
+                                   chunksize=max(1, min(4, len(svgs) // (processes * 4)))):
+                yield pixels
+                done += 1
+        finally:
+            pool.shutdown(cancel_futures=True)
+    except (OSError, BrokenProcessPool) as e:
+        # no process could be forked (a limit on processes, memory) or one died: the rest is
+        # drawn here, the same frames, only slower
+        log.warning("drawing a GIF's frames in one process: %s", e)
+        yield from map(_frame_pixels, svgs[done:])
 
 
 def _palette_picks(count: int) -> list[int]:

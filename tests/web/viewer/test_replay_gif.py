@@ -9,6 +9,7 @@ from typing import Any
 
 from PIL import Image
 
+from fairdeal.web.viewer import animation
 from fairdeal.web.viewer.animation import (
     WIDTH,
     StepRangeError,
@@ -102,3 +103,18 @@ def test_frames_drawn_by_other_processes_make_the_same_gif() -> None:
     assert shared == alone
     image = Image.open(io.BytesIO(shared))
     assert image.n_frames == count and image.size[0] == WIDTH
+
+
+def test_frames_are_drawn_here_when_no_process_can_be_started(monkeypatch, caplog) -> None:
+    """Where no drawing process can be forked (a limit on processes, memory), the frames are
+    drawn in the caller's process: the same GIF, and a warning, never an error page."""
+    match = load_bundle(LONG.read_bytes())
+    alone = match_gif(match, 0, 9, processes=1)
+
+    def no_fork(*args: object, **kwargs: object) -> None:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(animation, "ProcessPoolExecutor", no_fork)
+    with caplog.at_level("WARNING", logger=animation.__name__):
+        assert match_gif(match, 0, 9, processes=2) == alone
+    assert "drawing a GIF's frames in one process" in caplog.text
