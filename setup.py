@@ -15,6 +15,7 @@ when mypyc cannot be imported or when there is no working C compiler; one line s
 
 from __future__ import annotations
 
+import importlib.machinery
 import os
 import sys
 import sysconfig
@@ -44,6 +45,9 @@ PURE_MODULES = {
     # expression in a tuple display under `in`); both are read once a match, not per event
     "games/wyrdstone/book.py": "mypyc internal error on a starred tuple display",
     "games/wyrdstone/params.py": "mypyc internal error on a starred tuple display",
+    # compiled, a frozen dataclass's ClassVar with a value (``kind``) counts as a field with a
+    # default to the dataclass machinery, so the fields after it fail at import
+    "games/toybattle/actions.py": "a dataclass ClassVar before its fields",
     # mypyc refuses a lone surrogate in a string literal (the refusal's regular expression)
     "verifier/bundle.py": "a surrogate code point in a string literal",
 }
@@ -85,21 +89,36 @@ def link_tree() -> list[str]:
     return paths
 
 
+def remove_compiled() -> None:
+    """Delete the extensions an earlier editable install left beside the source.
+
+    The import system prefers them to the ``.py``, so a pure install must not leave them there.
+    """
+    for folder in FOLDERS:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            for stale in (ROOT / folder).rglob(f"*{suffix}"):
+                stale.unlink()
+
+
+def pure(reason: str) -> list[object]:
+    """The pure-Python build, said in one line."""
+    say(f"{reason}, so the pure-Python build (nothing compiled)")
+    remove_compiled()
+    return []
+
+
 def extensions() -> list[object]:
     """The mypyc extensions, or none (the pure build) with the reason said in one line."""
     if sys.argv[1:2] and sys.argv[1] in METADATA_COMMANDS:
         return []  # pip asks for the metadata first: no need to run mypyc for that
     if os.environ.get("FAIRDEAL_PURE") == "1":
-        say("FAIRDEAL_PURE=1, so the pure-Python build (nothing compiled)")
-        return []
+        return pure("FAIRDEAL_PURE=1")
     if not have_c_compiler():
-        say("no C compiler found, so the pure-Python build (nothing compiled)")
-        return []
+        return pure("no C compiler found")
     try:
         from mypyc.build import mypycify
     except ImportError:
-        say("mypyc is not installed, so the pure-Python build (nothing compiled)")
-        return []
+        return pure("mypyc is not installed")
     paths = link_tree()
     say(f"compiling {len(paths)} modules of games/ and verifier/ with mypyc")
     # mypy resolves fairdeal.* from the link tree, the way `make lint` runs it
