@@ -24,7 +24,7 @@ FIXTURES = ROOT / "fixtures"
 #: the committed bundles of every kind the verifier meets
 FIXTURE_FOLDERS = ("bundles/honest", "bundles/tampered", "bundles/v1", "hostile/bundles")
 #: simulated matches per game and build (the bench runs thousands: bench/bench_compiled.py)
-MATCHES = 12
+MATCHES = 8
 
 
 def run(args: list[str], pure: bool, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -93,31 +93,35 @@ def test_every_fixture_verifies_the_same_in_both_builds(compiled: None) -> None:
         assert fairdeal(args, pure=False) == pure
 
 
-def simulate_all(out: Path, pure: bool) -> str:
-    """Seeded matches of every game (signed ones too) into ``out``; the commands' output."""
+def simulate_all(build: Path, pure: bool) -> str:
+    """Seeded matches of every game, plain and signed, into ``build``/matches; what was said."""
     games = run(["-c", "from fairdeal.games import GAME_NAMES; print(*GAME_NAMES)"], pure)
     said = []
     for game in games.stdout.split():
         for extra in ([], ["--signed"]):
+            out = f"matches/{game}/{(extra or ['plain'])[0]}"
             said.append(fairdeal(["simulate", game, "-n", str(MATCHES), "--seed", f"{game}-7",
-                                  *extra, "--out", str(out / game)], pure))
+                                  *extra, "--out", out], pure, cwd=build))
     return "\n".join(said)
 
 
 def test_simulated_matches_are_the_same_bytes_and_reports(compiled: None, tmp_path: Path) -> None:
     outputs = {}
     for pure in (True, False):
-        build = tmp_path / ("pure" if pure else "compiled")
-        said = [simulate_all(build / "matches", pure)]
-        matches = sorted(str(path) for path in (build / "matches").rglob("*.json"))
-        said.append(fairdeal(["verify", "-v", *matches], pure))
-        said.append(fairdeal(["verify", "--json", *matches], pure))
+        # each build in a folder of its own, named alike from inside: the outputs name files
+        build = tmp_path / ("pure" if pure else "compiled") / "run"
+        build.mkdir(parents=True)
+        said = [simulate_all(build, pure)]
+        matches = sorted(path.relative_to(build).as_posix()
+                         for path in (build / "matches").rglob("*.json"))
+        said.append(fairdeal(["verify", "-v", *matches], pure, cwd=build))
+        said.append(fairdeal(["verify", "--json", *matches], pure, cwd=build))
         for match in matches[::MATCHES]:
-            said.append(fairdeal(["replay", match, "--json"], pure))
-            said.append(fairdeal(["replay", match, "--step", "3"], pure))
-        said.append(fairdeal(["audit", "--json", "-q", str(build / "matches")], pure))
+            said.append(fairdeal(["replay", match, "--json"], pure, cwd=build))
+            said.append(fairdeal(["replay", match, "--step", "3"], pure, cwd=build))
+        said.append(fairdeal(["audit", "--json", "-q", "matches"], pure, cwd=build))
         outputs[pure] = (said, files_of(build / "matches"))
-    assert len(outputs[True][1]) >= 6 * MATCHES
+    assert len(outputs[True][1]) >= 2 * 3 * MATCHES  # plain and signed, three games at least
     assert all(text.startswith("exit 0") for text in outputs[True][0]), outputs[True][0]
     assert outputs[False][1] == outputs[True][1]
     for compiled_said, pure_said in zip(outputs[False][0], outputs[True][0], strict=True):
@@ -128,14 +132,15 @@ def test_imported_and_exported_bundles_are_the_same(compiled: None, tmp_path: Pa
     honest = sorted((FIXTURES / "bundles" / "honest").glob("*.json"))[:6]
     exported = {}
     for pure in (True, False):
-        data = tmp_path / ("pure" if pure else "compiled")
-        said = [fairdeal(["--data-dir", str(data), "import", *map(str, honest)], pure)]
-        said.append(fairdeal(["--data-dir", str(data), "matches"], pure))
+        data = tmp_path / ("pure" if pure else "compiled") / "run"
+        data.mkdir(parents=True)
+        said = [fairdeal(["--data-dir", ".", "import", *map(str, honest)], pure, cwd=data)]
+        said.append(fairdeal(["--data-dir", ".", "matches"], pure, cwd=data))
+        (data / "out").mkdir()
         for bundle in honest:
             match_id = bundle_id(bundle)
-            target = data / "out" / f"{match_id}.json"
-            said.append(fairdeal(["--data-dir", str(data), "export", match_id, "-o", str(target)],
-                                 pure))
+            said.append(fairdeal(["--data-dir", ".", "export", match_id, "-o",
+                                  f"out/{match_id}.json"], pure, cwd=data))
         exported[pure] = (said, files_of(data / "out"))
     assert len(exported[True][1]) == len(honest)
     assert exported[False] == exported[True]
