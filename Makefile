@@ -7,9 +7,9 @@ STAMP  := $(VENV)/.installed
 .PHONY: install pyodide demo test bench bench-ledger bench-log lint clean fuzz fuzz-atheris \
 	faults bench-load bench-durability adversary
 
-## The install compiles games/ and verifier/ with mypyc when a C compiler is there (setup.py,
-## docs/compiled.md), so an edit to their source reinstalls: a compiled module never goes stale.
-## FAIRDEAL_PURE=1 make install compiles nothing; the last line says which build runs.
+## FAIRDEAL_COMPILE=1 make install compiles games/ and verifier/ with mypyc when a C compiler is
+## there (setup.py, docs/compiled.md; opt-in for now), so an edit to their source reinstalls: a
+## compiled module never goes stale. The last line says which build runs.
 COMPILED_SOURCES := $(shell find games verifier -name '*.py' -not -path '*/__pycache__/*')
 
 $(STAMP): pyproject.toml setup.py examples/crazy-eights/pyproject.toml $(COMPILED_SOURCES)

@@ -6,8 +6,9 @@ one without. Both verify every committed fixture (honest, tampered, hostile, v1)
 matches of every installed game, verify and replay them, import them into a database of their
 own and export them, and audit them; every output, file and report is compared byte for byte.
 
-Where no compiled build is installed (no C compiler at install) the comparison has nothing to
-compare and is skipped saying so; ``FAIRDEAL_REQUIRE_COMPILED=1`` (CI) makes that a failure.
+Where no compiled build is installed (it is opt-in: ``FAIRDEAL_COMPILE=1`` at install; or no C
+compiler) the comparison has nothing to compare and is skipped saying so;
+``FAIRDEAL_REQUIRE_COMPILED=1`` (CI, after a compiled install) makes that a failure.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def compiled() -> None:
     """Skip (or, in CI, fail) where the install compiled nothing."""
     if compiled_installed():
         return
-    message = "the compiled build is not installed (no C compiler at install, or FAIRDEAL_PURE)"
+    message = ("the compiled build is not installed (FAIRDEAL_COMPILE=1 at install asks for it; "
+               "docs/compiled.md)")
     if os.environ.get("FAIRDEAL_REQUIRE_COMPILED") == "1":
         pytest.fail(message)
     pytest.skip(message)
