@@ -10,7 +10,9 @@ STAMP  := $(VENV)/.installed
 ## FAIRDEAL_COMPILE=1 make install compiles games/ and verifier/ with mypyc when a C compiler is
 ## there (setup.py, docs/compiled.md; opt-in for now), so an edit to their source reinstalls: a
 ## compiled module never goes stale. The last line says which build runs.
+ifeq ($(FAIRDEAL_COMPILE),1)
 COMPILED_SOURCES := $(shell find games verifier -name '*.py' -not -path '*/__pycache__/*')
+endif
 
 $(STAMP): pyproject.toml setup.py examples/crazy-eights/pyproject.toml $(COMPILED_SOURCES)
 	$(PYTHON) -m venv $(VENV)
