@@ -7,12 +7,20 @@ STAMP  := $(VENV)/.installed
 .PHONY: install pyodide demo test bench bench-ledger bench-log lint clean fuzz fuzz-atheris \
 	faults bench-load bench-durability adversary
 
-$(STAMP): pyproject.toml examples/crazy-eights/pyproject.toml
+## FAIRDEAL_COMPILE=1 make install compiles games/ and verifier/ with mypyc when a C compiler is
+## there (setup.py, docs/compiled.md; opt-in for now), so an edit to their source reinstalls: a
+## compiled module never goes stale. The last line says which build runs.
+ifeq ($(FAIRDEAL_COMPILE),1)
+COMPILED_SOURCES := $(shell find games verifier -name '*.py' -not -path '*/__pycache__/*')
+endif
+
+$(STAMP): pyproject.toml setup.py examples/crazy-eights/pyproject.toml $(COMPILED_SOURCES)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
 	# the fourth game, a plug-in package of its own (docs/architecture.md, "Writing a game")
 	$(BIN)/pip install --quiet -e examples/crazy-eights
+	@echo "install: $$($(BIN)/fairdeal --version | tail -n 1)"
 	touch $(STAMP)
 
 install: $(STAMP)

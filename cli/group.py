@@ -12,9 +12,13 @@ from pathlib import Path
 
 import click
 
+from fairdeal.games.compiled import build_name
+
 __all__ = ["DEFAULT_DATA_DIR", "Context", "cli"]
 
 DEFAULT_DATA_DIR = click.get_app_dir("fairdeal")
+#: click's own line, then which build of games/ and verifier/ runs (docs/compiled.md)
+VERSION_MESSAGE = "%(prog)s, version %(version)s\n" + f"games and verifier: {build_name()}"
 
 
 class Context:
@@ -32,7 +36,7 @@ class Context:
 @click.option("--database-url", envvar="FAIRDEAL_DATABASE_URL", default=None,
               help="A database URL (sqlite:///… or postgresql+psycopg://…); overrides "
                    "the SQLite file in the data folder.")
-@click.version_option(package_name="fairdeal")
+@click.version_option(package_name="fairdeal", message=VERSION_MESSAGE)
 @click.pass_context
 def cli(ctx: click.Context, data_dir: str, database_url: str | None) -> None:
     """fairdeal: provably fair match records you can verify yourself."""

@@ -25,6 +25,8 @@ import importlib.metadata
 from dataclasses import dataclass
 from typing import Any
 
+# first: it picks the compiled or the pure modules (FAIRDEAL_PURE) before any below is imported
+from . import compiled  # noqa: F401
 from .base import (
     JSON,
     Bot,

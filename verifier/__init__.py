@@ -27,6 +27,9 @@ browser under Pyodide as it does on a server.
 
 from __future__ import annotations
 
+# first: it picks the compiled or the pure modules (FAIRDEAL_PURE) before any below is imported
+from fairdeal.games import compiled  # noqa: F401
+
 from .bundle import Bundle, InvalidBundle
 from .checkpoint import Checkpoint, CheckpointError, WitnessError, WitnessPolicy
 from .dispute import DisputeError, dispute_report

@@ -1,0 +1,67 @@
+"""Which build of games/ and verifier/ runs: the mypyc-compiled one, or the pure-Python source.
+
+The compiled build (setup.py, docs/compiled.md) places an extension module beside each source
+file it compiled, and the import system prefers an extension to a ``.py`` of the same name. So
+``FAIRDEAL_PURE=1`` installs a finder, ahead of the others, that finds the modules of those two
+packages from their ``.py`` source only. Importing this module chooses: games/'s ``__init__``
+imports it before any module of its own, verifier/'s imports it first too; it is never compiled.
+
+>>> build_name() in ("compiled (mypyc)", "pure Python")
+True
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+__all__ = ["PURE_ENV", "build_name", "choose_build", "is_compiled"]
+
+#: the switch: "1" runs the pure-Python modules even where compiled ones are installed
+PURE_ENV = "FAIRDEAL_PURE"
+#: the packages the compiled build covers
+COMPILED_PACKAGES = ("fairdeal.games.", "fairdeal.verifier.")
+#: a module the compiled build always compiles, asked which build is running
+PROBE_MODULE = "fairdeal.games.svgtext"
+
+
+class SourceOnlyFinder(importlib.abc.MetaPathFinder):
+    """Finds the modules of the compiled packages from their ``.py`` files, never an extension."""
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if path is None or not fullname.startswith(COMPILED_PACKAGES):
+            return None
+        source = (importlib.machinery.SourceFileLoader, importlib.machinery.SOURCE_SUFFIXES)
+        for entry in path:
+            spec = importlib.machinery.FileFinder(entry, source).find_spec(fullname)
+            if spec is not None:
+                return spec
+        return None
+
+
+def choose_build() -> None:
+    """Install the source-only finder when ``FAIRDEAL_PURE=1`` (once, however often called)."""
+    if os.environ.get(PURE_ENV) != "1":
+        return
+    if not any(isinstance(finder, SourceOnlyFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, SourceOnlyFinder())
+
+
+def is_compiled() -> bool:
+    """Whether the modules running are the compiled ones (the probe module is an extension)."""
+    module = sys.modules.get(PROBE_MODULE) or importlib.import_module(PROBE_MODULE)
+    origin = getattr(module, "__file__", None) or ""
+    return origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+
+
+def build_name() -> str:
+    """The build in words, as ``fairdeal --version`` says it."""
+    return "compiled (mypyc)" if is_compiled() else "pure Python"
+
+
+choose_build()

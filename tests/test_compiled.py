@@ -1,0 +1,155 @@
+"""The compiled build (setup.py, docs/compiled.md) against the pure one: the same bytes out.
+
+Each build runs in a subprocess of its own (one process holds one build: the import system
+keeps the first module of a name it loads): the pure one with ``FAIRDEAL_PURE=1``, the compiled
+one without. Both verify every committed fixture (honest, tampered, hostile, v1), simulate
+matches of every installed game, verify and replay them, import them into a database of their
+own and export them, and audit them; every output, file and report is compared byte for byte.
+
+Where no compiled build is installed (it is opt-in: ``FAIRDEAL_COMPILE=1`` at install; or no C
+compiler) the comparison has nothing to compare and is skipped saying so;
+``FAIRDEAL_REQUIRE_COMPILED=1`` (CI, after a compiled install) makes that a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[1]
+FIXTURES = ROOT / "fixtures"
+#: the committed bundles of every kind the verifier meets
+FIXTURE_FOLDERS = ("bundles/honest", "bundles/tampered", "bundles/v1", "hostile/bundles")
+#: simulated matches per game and build (the bench runs thousands: bench/bench_compiled.py)
+MATCHES = 8
+
+
+def run(args: list[str], pure: bool, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """A Python subprocess on one build; its exit code is the caller's to judge."""
+    env = {key: value for key, value in os.environ.items() if key != "FAIRDEAL_PURE"}
+    if pure:
+        env["FAIRDEAL_PURE"] = "1"
+    return subprocess.run([sys.executable, *args], cwd=cwd or ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def module_file(name: str, pure: bool) -> str:
+    """Where module ``name`` was loaded from in one build."""
+    code = f"import importlib; print(importlib.import_module({name!r}).__file__)"
+    out = run(["-c", code], pure)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def compiled_installed() -> bool:
+    return not module_file("fairdeal.verifier.canonical", pure=False).endswith(".py")
+
+
+@pytest.fixture(scope="module")
+def compiled() -> None:
+    """Skip (or, in CI, fail) where the install compiled nothing."""
+    if compiled_installed():
+        return
+    message = ("the compiled build is not installed (FAIRDEAL_COMPILE=1 at install asks for it; "
+               "docs/compiled.md)")
+    if os.environ.get("FAIRDEAL_REQUIRE_COMPILED") == "1":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def fairdeal(args: list[str], pure: bool, cwd: Path | None = None) -> str:
+    """One fairdeal command in one build: its exit code, output and errors, as one text."""
+    out = run(["-m", "fairdeal.cli", *args], pure, cwd)
+    return f"exit {out.returncode}\n--- stdout\n{out.stdout}--- stderr\n{out.stderr}"
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {path.relative_to(folder).as_posix(): path.read_bytes()
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def test_the_pure_switch_loads_the_source_and_the_default_the_extension(compiled: None) -> None:
+    for name in ("fairdeal.verifier.canonical", "fairdeal.verifier.replay",
+                 "fairdeal.games.arcomage.rules", "fairdeal.games.toybattle.engine"):
+        assert module_file(name, pure=True).endswith(".py")
+        assert module_file(name, pure=False).endswith(".so")
+
+
+def test_version_names_the_build_running(compiled: None) -> None:
+    assert fairdeal(["--version"], pure=True).splitlines()[3] == "games and verifier: pure Python"
+    assert (fairdeal(["--version"], pure=False).splitlines()[3]
+            == "games and verifier: compiled (mypyc)")
+
+
+def test_every_fixture_verifies_the_same_in_both_builds(compiled: None) -> None:
+    files = [str(path) for folder in FIXTURE_FOLDERS
+             for path in sorted((FIXTURES / folder).rglob("*.json"))]
+    assert len(files) > 50
+    for args in (["verify", "-v", *files], ["verify", "--json", *files]):
+        pure = fairdeal(args, pure=True)
+        assert pure.startswith("exit 1") and "Traceback" not in pure  # tampered ones fail
+        assert fairdeal(args, pure=False) == pure
+
+
+def simulate_all(build: Path, pure: bool) -> str:
+    """Seeded matches of every game, plain and signed, into ``build``/matches; what was said."""
+    games = run(["-c", "from fairdeal.games import GAME_NAMES; print(*GAME_NAMES)"], pure)
+    said = []
+    for game in games.stdout.split():
+        for extra in ([], ["--signed"]):
+            out = f"matches/{game}/{(extra or ['plain'])[0]}"
+            said.append(fairdeal(["simulate", game, "-n", str(MATCHES), "--seed", f"{game}-7",
+                                  *extra, "--out", out], pure, cwd=build))
+    return "\n".join(said)
+
+
+def test_simulated_matches_are_the_same_bytes_and_reports(compiled: None, tmp_path: Path) -> None:
+    outputs = {}
+    for pure in (True, False):
+        # each build in a folder of its own, named alike from inside: the outputs name files
+        build = tmp_path / ("pure" if pure else "compiled") / "run"
+        build.mkdir(parents=True)
+        said = [simulate_all(build, pure)]
+        matches = sorted(path.relative_to(build).as_posix()
+                         for path in (build / "matches").rglob("*.json"))
+        said.append(fairdeal(["verify", "-v", *matches], pure, cwd=build))
+        said.append(fairdeal(["verify", "--json", *matches], pure, cwd=build))
+        for match in matches[::MATCHES]:
+            said.append(fairdeal(["replay", match, "--json"], pure, cwd=build))
+            said.append(fairdeal(["replay", match, "--step", "3"], pure, cwd=build))
+        said.append(fairdeal(["audit", "--json", "-q", "matches"], pure, cwd=build))
+        outputs[pure] = (said, files_of(build / "matches"))
+    assert len(outputs[True][1]) >= 2 * 3 * MATCHES  # plain and signed, three games at least
+    assert all(text.startswith("exit 0") for text in outputs[True][0]), outputs[True][0]
+    assert outputs[False][1] == outputs[True][1]
+    for compiled_said, pure_said in zip(outputs[False][0], outputs[True][0], strict=True):
+        assert compiled_said == pure_said
+
+
+def test_imported_and_exported_bundles_are_the_same(compiled: None, tmp_path: Path) -> None:
+    honest = sorted((FIXTURES / "bundles" / "honest").glob("*.json"))[:6]
+    exported = {}
+    for pure in (True, False):
+        data = tmp_path / ("pure" if pure else "compiled") / "run"
+        data.mkdir(parents=True)
+        said = [fairdeal(["--data-dir", ".", "import", *map(str, honest)], pure, cwd=data)]
+        said.append(fairdeal(["--data-dir", ".", "matches"], pure, cwd=data))
+        (data / "out").mkdir()
+        for bundle in honest:
+            match_id = bundle_id(bundle)
+            said.append(fairdeal(["--data-dir", ".", "export", match_id, "-o",
+                                  f"out/{match_id}.json"], pure, cwd=data))
+        exported[pure] = (said, files_of(data / "out"))
+    assert len(exported[True][1]) == len(honest)
+    assert exported[False] == exported[True]
+
+
+def bundle_id(path: Path) -> str:
+    """A bundle's match id, as the store names it."""
+    import json
+
+    return str(json.loads(path.read_bytes())["events"][0]["match_id"])
