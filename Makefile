@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 .PHONY: install pyodide demo test bench bench-ledger bench-log lint clean fuzz fuzz-atheris \
-	faults bench-load bench-durability adversary
+	faults bench-load bench-durability adversary compiled-test
 
 ## FAIRDEAL_COMPILE=1 make install compiles games/ and verifier/ with mypyc when a C compiler is
 ## there (setup.py, docs/compiled.md; opt-in for now), so an edit to their source reinstalls: a
@@ -132,3 +132,11 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) out build test-output .pytest_cache
+
+## The compiled build (opt-in for now, docs/compiled.md) against the pure one: compile games/ and
+## verifier/ with mypyc into this venv, run the differential test (every fixture, seeded matches
+## of every game: the same bytes), then go back to the pure build. Needs a C compiler; minutes.
+compiled-test: $(STAMP)
+	FAIRDEAL_COMPILE=1 $(BIN)/pip install --quiet --no-deps -e .
+	FAIRDEAL_REQUIRE_COMPILED=1 $(BIN)/pytest -q -p no:cacheprovider tests/test_compiled.py; \
+	status=$$?; $(BIN)/pip install --quiet --no-deps -e .; exit $$status
