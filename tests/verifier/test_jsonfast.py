@@ -1,8 +1,9 @@
 """The fast parser (orjson, verifier/jsonfast.py) against the pure one: every committed fixture
 (honest, tampered, hostile, v1, golden games, vectors), the fuzzer's mutants of them and a table
 of the refusals each parser must share get the same value or the same error, word for word,
-through parse_json and Bundle.from_bytes alike. The fast path must also really be taken on the
-honest files, or the comparison would prove nothing."""
+through parse_json and Bundle.from_bytes alike, and every bundle the same verification report.
+The fast path must also really be taken on the honest files, or the comparison would prove
+nothing."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import pytest
 
 from fairdeal.verifier import jsonfast
 from fairdeal.verifier.bundle import MAX_INT, Bundle, InvalidBundle, parse_json
+from fairdeal.verifier.verify import verify_bytes
 
 sys.path.insert(0, str(Path(__file__).parents[2]))  # the fuzzing/ folder beside tests/
 
@@ -26,6 +28,7 @@ from fuzzing.mutate import mutate_bytes, structural  # noqa: E402
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 CORPUS = sorted(FIXTURES.rglob("*.json"))
 HONEST = sorted((FIXTURES / "bundles" / "honest").glob("*.json"))
+BUNDLES = [path for path in CORPUS if {"bundles", "hostile"} & set(path.parts)]
 
 pytestmark = pytest.mark.skipif(not jsonfast.ENABLED, reason="orjson is not installed, or "
                                 "FAIRDEAL_PURE is set: only the pure parser runs")
@@ -123,6 +126,7 @@ def assert_same(monkeypatch: pytest.MonkeyPatch, data: bytes | str) -> None:
 def test_the_corpus_is_every_fixture() -> None:
     assert len(CORPUS) >= 150
     assert {path.parent.name for path in CORPUS} >= {"honest", "tampered", "bundles", "vectors"}
+    assert len(BUNDLES) >= 130
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda path: str(path.relative_to(FIXTURES)))
@@ -130,6 +134,15 @@ def test_every_fixture_parses_the_same_both_ways(monkeypatch: pytest.MonkeyPatch
                                                  path: Path) -> None:
     assert_same(monkeypatch, path.read_bytes())
     assert_same(monkeypatch, path.read_text("utf-8", "surrogateescape"))
+
+
+@pytest.mark.parametrize("path", BUNDLES, ids=lambda path: str(path.relative_to(FIXTURES)))
+def test_every_bundle_gets_the_same_report_both_ways(monkeypatch: pytest.MonkeyPatch,
+                                                     path: Path) -> None:
+    data = path.read_bytes()
+    fast = verify_bytes(data).to_json()
+    monkeypatch.setattr(jsonfast, "ENABLED", False)
+    assert verify_bytes(data).to_json() == fast
 
 
 @pytest.mark.parametrize("path", HONEST, ids=lambda path: path.stem)
