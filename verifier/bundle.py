@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from . import jsonfast
 from .errors import FairdealError
 from .protocol import BUNDLE_FORMAT, PROTOCOL_V1, PROTOCOL_V2, PROTOCOLS
 
@@ -132,16 +133,26 @@ def _free_form(value: Any, limit: int, where: str) -> None:
 def parse_json(data: bytes | str, max_bytes: int = MAX_BUNDLE_BYTES) -> Any:
     """Strict JSON: UTF-8, no floats, no NaN, no duplicate keys, bounded size and depth, every
     integer within +-MAX_INT."""
-    return _parse(data, max_bytes, _bounded_int)
+    return _parse(data, max_bytes, bounded=True)
 
 
-def _parse(data: bytes | str, max_bytes: int, parse_int: Callable[[str], int] | None) -> Any:
-    """``parse_json``, with integers converted by ``parse_int`` (None: by json itself, whose
-    only guard is Python's 4,300 digits: a ValueError past them)."""
+def _parse(data: bytes | str, max_bytes: int, bounded: bool) -> Any:
+    """``parse_json``; unless ``bounded``, integers are converted by json itself, whose only
+    guard is Python's 4,300 digits (a ValueError past them). orjson parses first where it can
+    prove it gives the same value (jsonfast); the pure parser decides everything else."""
     if len(data) > max_bytes:
         # (a reader may stop one byte past the limit: say "larger", not a size it never saw)
         raise InvalidBundle(f"file is larger than the {max_bytes} bytes "
                             f"({max_bytes / 2**20:g} MiB) allowed")
+    if jsonfast.ENABLED:
+        value = jsonfast.loads(data, bounded)
+        if value is not jsonfast.UNPROVEN:
+            return value
+    return _parse_pure(data, _bounded_int if bounded else None)
+
+
+def _parse_pure(data: bytes | str, parse_int: Callable[[str], int] | None) -> Any:
+    """The parser that decides: json with hooks that refuse, and messages that name why."""
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8")
@@ -441,7 +452,7 @@ class Bundle:
         sits in a field it checks, or in an action or the params, which it walks), not one
         call each as json converts them: that check was a third of a bundle's parsing time."""
         try:
-            value = _parse(data, MAX_BUNDLE_BYTES, None)
+            value = _parse(data, MAX_BUNDLE_BYTES, bounded=False)
         except InvalidBundle:
             raise
         except ValueError:  # past Python's 4,300 digits: parse_json names the integer
