@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-__all__ = ["PURE_ENV", "build_name", "choose_build", "is_compiled"]
+__all__ = ["PURE_ENV", "build_name", "choose_build", "is_compiled", "pure_requested"]
 
 #: the switch: "1" runs the pure-Python modules even where compiled ones are installed
 PURE_ENV = "FAIRDEAL_PURE"
@@ -44,9 +44,15 @@ class SourceOnlyFinder(importlib.abc.MetaPathFinder):
         return None
 
 
+def pure_requested() -> bool:
+    """Whether ``FAIRDEAL_PURE=1`` asks for the pure-Python code: the one reading of the switch,
+    for the modules it picks here and for verifier/jsonfast.py's orjson path."""
+    return os.environ.get(PURE_ENV) == "1"
+
+
 def choose_build() -> None:
     """Install the source-only finder when ``FAIRDEAL_PURE=1`` (once, however often called)."""
-    if os.environ.get(PURE_ENV) != "1":
+    if not pure_requested():
         return
     if not any(isinstance(finder, SourceOnlyFinder) for finder in sys.meta_path):
         sys.meta_path.insert(0, SourceOnlyFinder())

@@ -24,10 +24,11 @@ value or the same error over every fixture and the fuzzer's mutants.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from typing import Any, Final
+
+from fairdeal.games.compiled import pure_requested
 
 __all__ = ["ENABLED", "UNPROVEN", "loads"]
 
@@ -38,8 +39,7 @@ except ImportError:  # the browser's archive packs fairdeal alone; an install wi
     _IMPORTED = False
 
 #: whether parse_json tries orjson first (tests turn it off to run the pure parser alone)
-ENABLED: bool = (_IMPORTED and sys.platform != "emscripten"
-                 and os.environ.get("FAIRDEAL_PURE", "") in ("", "0"))
+ENABLED: bool = _IMPORTED and sys.platform != "emscripten" and not pure_requested()
 
 #: what ``loads`` returns when it cannot prove its value is the pure parser's
 UNPROVEN: Final = object()
