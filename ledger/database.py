@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,6 +34,8 @@ __all__ = ["DB_FILE", "SCHEMA_LOCK", "SQLITE_SYNCHRONOUS", "autocommit_cursor", 
            "database_url", "open_engine"]
 
 DB_FILE = "ledger.db"
+#: how long a SQLite connection waits for another's lock before "database is locked"
+SQLITE_BUSY_MS = 30_000
 #: NORMAL survives a killed process; FULL also a power cut, at one fsync per append
 SQLITE_SYNCHRONOUS = os.environ.get("FAIRDEAL_SQLITE_SYNCHRONOUS", "NORMAL").upper()
 #: the PostgreSQL advisory lock under which a process creates tables: workers starting at once
@@ -92,11 +95,27 @@ def database_url(data_dir: Path | str, url: str | None = None) -> str:
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")
+    _wal(cursor)
     cursor.execute(f"PRAGMA synchronous={SQLITE_SYNCHRONOUS}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def _wal(cursor: Any) -> None:
+    """Switch the file to WAL. On a new file, connections opening it at once (a server's
+    workers starting) race to switch, and SQLite answers the losers "database is locked" at
+    once, without waiting the busy timeout; so they wait here instead, for as long, until one
+    has switched it (then the pragma only reads the mode) — the same 30 s as any other lock."""
+    deadline = time.monotonic() + SQLITE_BUSY_MS / 1000
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() >= deadline:
+                raise
+        time.sleep(0.005)
 
 
 def _refuse_broken(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
@@ -117,7 +136,7 @@ def open_engine(url: str, *, pg_schema: str | None = None, create: bool = True) 
     """
     kwargs: dict[str, Any] = {}
     if url.startswith("sqlite"):
-        kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        kwargs["connect_args"] = {"check_same_thread": False, "timeout": SQLITE_BUSY_MS / 1000}
         if ":memory:" in url or url in ("sqlite://", "sqlite:///"):
             raise ValueError("the ledger needs a SQLite file, not an in-memory database")
     elif pg_schema is not None:

@@ -7,6 +7,7 @@ database refuses is a StoreError, not an outage."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -203,3 +204,33 @@ def test_translated_turns_driver_errors_only() -> None:
     assert type(raised.value) is StoreError
     with pytest.raises(KeyError):
         fails(KeyError("not the database's"))
+
+
+def test_connections_opening_a_new_sqlite_file_at_once_all_open_it(tmp_path: Path) -> None:
+    """A server's workers start at the same moment on a new data folder: every connection
+    switches the file to WAL as it opens, and SQLite answers the ones that lose that race
+    "database is locked" at once, without waiting its busy timeout. Each must wait its turn
+    instead, so none of them fails to start."""
+    failures: list[BaseException] = []
+    for round_ in range(30):
+        engines = [open_engine(f"sqlite:///{tmp_path / f'race-{round_}.db'}", create=False)
+                   for _ in range(8)]
+        start = threading.Event()
+
+        def connect(engine: Engine, start: threading.Event) -> None:
+            start.wait()
+            try:
+                with engine.connect() as conn:
+                    assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            except BaseException as e:  # noqa: BLE001  collected for the assertion below
+                failures.append(e)
+
+        threads = [threading.Thread(target=connect, args=(engine, start)) for engine in engines]
+        for thread in threads:
+            thread.start()
+        start.set()
+        for thread in threads:
+            thread.join()
+        for engine in engines:
+            engine.dispose()
+    assert failures == []
