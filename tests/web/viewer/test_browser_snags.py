@@ -329,3 +329,23 @@ def test_event_times_on_pages_are_utc_iso_not_raw_milliseconds(site: dict[str, A
     assert "event stamped " in words and not RAW_TS.search(words), RAW_TS.findall(words)
     assert re.search(r"event stamped \d{4}-\d\d-\d\dT", words)
     assert RAW_TS.search(" ".join(tab.locator("pre").all_inner_texts()))
+
+
+def test_the_browsers_own_verdict_writes_event_times_for_people_too(site: dict[str, Any],
+                                                                    tab: Any) -> None:
+    # the verifier under Pyodide quotes the same raw time; the page's script writes it as the
+    # server's side does (browser-verify.js utcTimes)
+    stamped = site["stamped"]
+    tab.goto(site["url"] + site["uploads"]["backwards"])
+    tab.wait_for_function("() => ['agree', 'disagree', 'error'].includes("
+                          "document.getElementById('browser-verify').dataset.state)",
+                          timeout=180_000)
+    assert tab.evaluate("document.getElementById('browser-verify').dataset.state") == "agree"
+    failure = tab.locator("#browser-failure").inner_text()
+    assert "the clock runs backwards: this event is stamped " in failure
+    assert ISO.search(failure) and str(stamped) not in failure, failure
+    # the same moment as the server's side names
+    assert ISO.search(failure).group() == ISO.search(
+        tab.locator(".failure-reason").inner_text()).group()
+    # once the browser's verdict is in, the server's line no longer says it is coming
+    assert tab.locator("#server-said-wait").is_hidden()

@@ -240,7 +240,7 @@
         var state = mine ? mine.status : "absent";
         mark.setAttribute("data-browser-status", state);
         mark.textContent = MARKS[state] || "?";
-        mark.title = "your browser: " + (mine ? mine.status + (mine.detail ? " — " + mine.detail : "") : "no such check");
+        mark.title = "your browser: " + (mine ? mine.status + (mine.detail ? " — " + utcTimes(mine.detail) : "") : "no such check");
         var server = row.getAttribute("data-status");
         // a check one side never reached follows from an earlier difference: not listed; a
         // check the server skipped and the browser passed is the visitor's own (receipts)
@@ -365,7 +365,7 @@
         row.appendChild(el("span", "check-name", check.name));
         row.appendChild(el("span", "check-status", check.status));
         row.appendChild(el("span", "check-title", check.title));
-        if (check.detail) row.appendChild(el("span", "check-detail", check.detail));
+        if (check.detail) row.appendChild(el("span", "check-detail", utcTimes(check.detail)));
         list.appendChild(row);
       });
       details.appendChild(list);
