@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 import re
 
+from fairdeal.audit import stats
 from fairdeal.audit.html import render_body, render_html
 from fairdeal.audit.report import AuditReport
-from fairdeal.audit import stats
 from fairdeal.audit.tally import Tally
 
 
