@@ -25,6 +25,7 @@ from .present import (
     seat_label,
     state_tables,
 )
+from .words import board_words
 
 __all__ = ["AUTOPLAY_SPEEDS", "embed_size", "int_arg", "page_context", "perspective",
            "step_context"]
@@ -111,12 +112,14 @@ def step_context(match: LoadedMatch, number: int, option: dict[str, Any]) -> dic
     seats = genesis.get("seats", [])
     if step is None:
         return {"step": None, "number": 0, "last": -1, "board": Markup(""), "caption": "",
-                "actor": ""}
+                "actor": "", "words": Markup("")}
     return {
         "step": step,
         "number": step.number,
         "last": match.last_step,
         "board": _board(match, step.number, option["seat"]),
+        # the same state in words, for a phone the drawing is too small to read on
+        "words": board_words(match.game, step.state, option["seat"]),
         "caption": step.caption,
         "actor": seat_label(match.game, seats, step.seat) if step.seat is not None else "",
     }

@@ -156,6 +156,7 @@ def _fragment(match: LoadedMatch, number: int) -> Any:
         "caption": context["caption"],
         "actor": context["actor"],
         "board": str(render_template("viewer/_board_inner.html", **context)),
+        "words": str(context["words"]),
     })
 
 

@@ -51,6 +51,10 @@
     });
   });
 
+  // on a phone the drawing is too small to read: the board in words starts open there
+  var wordsBox = document.getElementById("board-words-box");
+  if (wordsBox && window.matchMedia && window.matchMedia("(max-width: 600px)").matches) wordsBox.open = true;
+
   var stepper = document.getElementById("stepper");
   if (!stepper) return;
 
@@ -122,8 +126,11 @@
     }
   }
 
+  var words = document.getElementById("board-words");
+
   function show(data) {
     board.innerHTML = data.board;
+    if (words && typeof data.words === "string") words.innerHTML = data.words;
     captionText.textContent = data.caption;
     if (actor) { actor.textContent = data.actor; actor.hidden = !data.actor; }
   }
@@ -217,6 +224,78 @@
   window.addEventListener("hashchange", fromHash);
   fromHash();
   markEvent(current);
+})();
+
+// the board's cards and pieces: every drawn group with a <title> (its full text) becomes a
+// button. Tapped, clicked, or reached with Tab and Enter or Space, its text shows under the
+// drawing at the page's own size: a phone scales the drawing down until its text is unreadable.
+(function () {
+  "use strict";
+  var board = document.getElementById("board");
+  var detail = document.getElementById("piece-detail");
+  if (!board || !detail) return;
+  var text = document.getElementById("piece-text");
+  var hint = document.getElementById("piece-hint");
+  var picked = null;
+
+  function titleOf(group) {
+    for (var child = group.firstElementChild; child; child = child.nextElementSibling) {
+      if (child.tagName.toLowerCase() === "title") return child.textContent.trim();
+    }
+    return "";
+  }
+  function mark() {
+    var pieces = 0;
+    board.querySelectorAll("svg g").forEach(function (group) {
+      var words = titleOf(group);
+      if (!words) return;
+      group.setAttribute("tabindex", "0");
+      group.setAttribute("role", "button");
+      group.setAttribute("aria-label", words);
+      group.classList.add("piece");
+      pieces += 1;
+    });
+    // buttons inside an image would be hidden from screen readers: the board is a group then
+    board.setAttribute("role", pieces ? "group" : "img");
+    if (hint) hint.hidden = pieces === 0;
+  }
+  function hide() {
+    if (picked) picked.classList.remove("is-picked");
+    picked = null;
+    detail.hidden = true;
+    text.textContent = "";
+  }
+  function pick(group) {
+    if (picked) picked.classList.remove("is-picked");
+    picked = group;
+    group.classList.add("is-picked");
+    text.textContent = titleOf(group);
+    detail.hidden = false;
+  }
+  function pieceOf(node) { return node && node.closest ? node.closest("g.piece") : null; }
+
+  board.addEventListener("click", function (e) {
+    var group = pieceOf(e.target);
+    if (group) pick(group);
+  });
+  board.addEventListener("keydown", function (e) {
+    var group = pieceOf(e.target);
+    if (!group || (e.key !== "Enter" && e.key !== " ")) return;
+    e.preventDefault();
+    e.stopPropagation();  // Space on a card reads it; it does not start the autoplay
+    pick(group);
+  });
+  document.getElementById("piece-close").addEventListener("click", function () {
+    var back = picked;
+    hide();
+    if (back && back.isConnected) back.focus();
+  });
+  document.addEventListener("keydown", function (e) {
+    if (e.key === "Escape" && !detail.hidden) hide();
+  });
+  // a new step replaces the drawing: its pieces are marked again, the old step's text goes
+  new MutationObserver(function () { hide(); mark(); }).observe(board, { childList: true });
+  mark();
 })();
 
 // live matches: poll the public events and reload when a new one arrives
