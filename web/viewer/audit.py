@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from flask import Response, abort, current_app, jsonify, render_template, request
+from flask import Response, abort, current_app, jsonify, render_template, request, url_for
 from markupsafe import Markup
 
 from fairdeal.ledger.errors import BadRequest
