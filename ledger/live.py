@@ -157,6 +157,9 @@ class LiveMatches:
         self.log = transparency_log
         self._cache: OrderedDict[str, LiveMatch] = OrderedDict()
         self._cache_lock = threading.Lock()
+        #: how many writes this process made; the streams wait on it (``wait_for_write``)
+        self._writes = 0
+        self._wrote = threading.Condition()
 
     # --- the cache ----------------------------------------------------------------------------
 
@@ -267,7 +270,23 @@ class LiveMatches:
             raise
         live.status = update["status"]
         live.written.update(update)
+        with self._wrote:
+            self._writes += 1
+            self._wrote.notify_all()
         return new
+
+    def writes(self) -> int:
+        """How many writes this process has made so far (a count to hand ``wait_for_write``)."""
+        with self._wrote:
+            return self._writes
+
+    def wait_for_write(self, seen: int, timeout: float) -> int:
+        """Wait until this process has made a write after the count ``seen`` (``writes``), at
+        most ``timeout`` seconds; the count then. Writes by other processes are not seen here:
+        a reader polls the store too (the live streams do, every short interval)."""
+        with self._wrote:
+            self._wrote.wait_for(lambda: self._writes != seen, timeout)
+            return self._writes
 
     def _record(self, live: LiveMatch, recorder: MatchRecorder, expected_seq: int,
                 build: Callable[[MatchRecorder], None]

@@ -253,6 +253,16 @@ class Ledger:
         ``(match_id, report)``, ``match_id`` None when verification failed."""
         return self.imports.import_bundle(data)
 
+    def writes(self) -> int:
+        """How many events this process has written so far (``LiveMatches.writes``)."""
+        return self.matches.writes()
+
+    def wait_for_write(self, seen: int, timeout: float) -> int:
+        """Wait up to ``timeout`` s for a write by this process after the count ``seen``
+        (``LiveMatches.wait_for_write``): a live stream wakes at once for a move this process
+        stored, and polls for the others'."""
+        return self.matches.wait_for_write(seen, timeout)
+
     # --- deadlines -----------------------------------------------------------------------------
 
     def sweep(self) -> int:
