@@ -154,8 +154,14 @@ class EventStream:
             yield _frame("error", {"message": "the server could not read the match just now; "
                                               "reconnect to resume", "next_after": self.after}
                          ).encode()
+        finally:
+            # also here, not in close() alone: a server may skip close() when the client
+            # went away (werkzeug's does when its last read finds the connection reset); the
+            # generator's own end, or its collection, still gives the slot back
+            self.close()
 
     def close(self) -> None:
+        """Give the slot back (once, however often it is called)."""
         if not self._closed:
             self._closed = True
             self._release()
