@@ -155,8 +155,8 @@ class EventStream:
                                               "reconnect to resume", "next_after": self.after}
                          ).encode()
         finally:
-            # also here, not in close() alone: a server may skip close() when the client
-            # went away (werkzeug's does when its last read finds the connection reset); the
+            # also here, not in close() alone: should a server fail to call close() (WSGI
+            # asks it to; a client gone mid-write is where servers' error paths differ), the
             # generator's own end, or its collection, still gives the slot back
             self.close()
 
