@@ -42,7 +42,11 @@ def event_words(event: Mapping[str, Any], caption: str | None, game: str,
     kind = event.get("type")
     seat = _seat(game, event.get("seat"), players)
     if kind == "genesis":
-        return (f"match created: {game}, {' vs '.join(players) or 'two seats'}; the deal is "
+        try:
+            title = get_game(game).title
+        except RulesError:
+            title = game  # a game this install does not know: its name is all we have
+        return (f"match created: {title}, {' vs '.join(players) or 'two seats'}; the deal is "
                 f"committed to {str(event.get('commitment', ''))[:16]}…")
     if kind == "move":
         return f"{seat}: {caption or json.dumps(event.get('action'), separators=(',', ':'))}"
