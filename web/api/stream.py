@@ -224,6 +224,15 @@ def stream(match_id: str) -> Response:
         ledger.seat_of(match_id, token)
     ledger.get_match(match_id)  # 404 for no such match, before a slot is taken
     after = _resume_point()
+    if not request.environ.get("wsgi.multithread"):
+        # gunicorn's sync worker (no --threads): a stream would hold the whole worker, and
+        # every other request sent to it would wait for the match to end
+        response = error_response(503, "streams-unavailable", (
+            "this server handles one request at a time per worker, so it serves no live "
+            "streams (run gunicorn with --threads, see docs/ledger.md); poll "
+            f"GET /api/v1/matches/{match_id}/events?after=N instead"))
+        response.headers["Retry-After"] = "60"
+        return response
     slots: StreamSlots = current_app.extensions["fairdeal.streams"]
     client = request.remote_addr or "unknown"
     full = slots.take(client)
