@@ -13,7 +13,6 @@ with few and with many threads, granian with few and many blocking threads; two 
 from __future__ import annotations
 
 import argparse
-import http.client
 import os
 import socket
 import statistics
