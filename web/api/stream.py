@@ -18,7 +18,7 @@ Streams are bounded: ``FAIRDEAL_STREAMS_MAX`` open at once in a process (503 whe
 holds a worker thread) and ``FAIRDEAL_STREAMS_PER_CLIENT`` from one client address (429). A
 slot is given back when the stream ends or its client goes away (found at the next write).
 Settings (``create_app`` config keys or the environment, numbers): ``FAIRDEAL_STREAMS_MAX``
-(32), ``FAIRDEAL_STREAMS_PER_CLIENT`` (4), ``FAIRDEAL_STREAM_HEARTBEAT_S`` (15),
+(32), ``FAIRDEAL_STREAMS_PER_CLIENT`` (8), ``FAIRDEAL_STREAM_HEARTBEAT_S`` (15),
 ``FAIRDEAL_STREAM_IDLE_S`` (300), ``FAIRDEAL_STREAM_POLL_S`` (0.5).
 """
 
@@ -58,7 +58,7 @@ class StreamSettings:
     """The bounds and timings of the live streams of one process."""
 
     max_streams: int = 32
-    max_per_client: int = 4
+    max_per_client: int = 8
     heartbeat_s: float = 15.0
     idle_s: float = 300.0
     poll_s: float = 0.5
@@ -84,7 +84,7 @@ class StreamSettings:
             return number
 
         return cls(max_streams=read("FAIRDEAL_STREAMS_MAX", 32, 0, True),
-                   max_per_client=read("FAIRDEAL_STREAMS_PER_CLIENT", 4, 0, True),
+                   max_per_client=read("FAIRDEAL_STREAMS_PER_CLIENT", 8, 0, True),
                    heartbeat_s=read("FAIRDEAL_STREAM_HEARTBEAT_S", 15.0, 0.05, False),
                    idle_s=read("FAIRDEAL_STREAM_IDLE_S", 300.0, 0.1, False),
                    poll_s=read("FAIRDEAL_STREAM_POLL_S", 0.5, 0.01, False))

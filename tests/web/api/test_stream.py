@@ -174,3 +174,11 @@ def test_bad_stream_settings_are_refused_at_start(tmp_path: Path) -> None:
                                          "at least 0, got 'many'"):
         create_app({"FAIRDEAL_DATA_DIR": str(tmp_path), "FAIRDEAL_SWEEPER": False,
                     "FAIRDEAL_STREAMS_MAX": "many"})
+
+
+def test_the_stream_is_in_the_openapi_document(client) -> None:
+    document = client.get("/api/v1/openapi.json").get_json()
+    operation = document["paths"]["/matches/{match_id}/stream"]["get"]
+    assert "text/event-stream" in operation["responses"]["200"]["content"]
+    assert {"after", "Last-Event-ID"} <= {p["name"] for p in operation["parameters"]}
+    assert {"400", "404", "429", "503"} <= set(operation["responses"])
