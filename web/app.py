@@ -1,6 +1,8 @@
 """The Flask app factory: the JSON API (``/api/v1``) and the HTML viewer over one Ledger.
 
-    gunicorn -w 4 --threads 2 -b 0.0.0.0:8000 'fairdeal.web.app:create_app()'
+    gunicorn -w 4 --threads 40 -b 0.0.0.0:8000 'fairdeal.web.app:create_app()'
+
+(a thread per open live stream: docs/ledger.md, "Live streams")
 
 Configuration (``create_app(config)`` keys, or the environment):
 
