@@ -110,14 +110,21 @@ def _refused(error: Any, match_id: str, server: str) -> str:
     return f"{server} refused: {error.message}"
 
 
+def _reconnecting(data: Mapping[str, Any]) -> str:
+    after = data.get("next_after")
+    if data.get("reason") == "idle":  # the server closes a quiet stream: not a failure
+        return f"no event for a while; listening again after event {after}"
+    return f"connection lost ({data.get('reason')}); resuming after event {after}…"
+
+
 def _print_item(kind: str, data: Mapping[str, Any], game: str, players: Sequence[str],
                 as_json: bool) -> None:
+    if kind == "reconnecting":
+        click.echo(_reconnecting(data), err=True)
+        return
     if as_json:
         if kind in ("event", "end"):
             click.echo(json.dumps({"kind": kind, **data}, ensure_ascii=False))
-        elif kind == "reconnecting":
-            click.echo(f"connection lost ({data.get('reason')}); resuming after event "
-                       f"{data.get('next_after')}", err=True)
         return
     if kind == "event":
         event = data.get("event") or {}
@@ -125,6 +132,3 @@ def _print_item(kind: str, data: Mapping[str, Any], game: str, players: Sequence
                    f"{event_words(event, data.get('caption'), game, players)}")
     elif kind == "end":
         click.echo(f"ended: {outcome_words(game, data.get('result'), players)}")
-    elif kind == "reconnecting":
-        click.echo(f"connection lost ({data.get('reason')}); resuming after event "
-                   f"{data.get('next_after')}…", err=True)

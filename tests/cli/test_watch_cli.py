@@ -61,7 +61,8 @@ def _watch(server: ServeProcess, match_id: str, *args: str) -> subprocess.Popen[
 
 def test_watch_prints_each_event_in_words_and_resumes_after_the_server_restarts(
         tmp_path: Path) -> None:
-    server = ServeProcess(tmp_path, env={"FAIRDEAL_STREAM_HEARTBEAT_S": "0.5"})
+    server = ServeProcess(tmp_path, env={"FAIRDEAL_STREAM_HEARTBEAT_S": "0.3",
+                                         "FAIRDEAL_STREAM_IDLE_S": "1"})
     server.start()
     try:
         players = Players(server.url)
@@ -78,6 +79,7 @@ def test_watch_prints_each_event_in_words_and_resumes_after_the_server_restarts(
         server.kill()  # mid-match: the watcher loses its connection
         time.sleep(0.5)
         server.start()
+        time.sleep(4)  # nothing played for a while: the server closes the quiet stream
         while players.move():
             pass
         assert watcher.wait(60) == 0
@@ -89,6 +91,7 @@ def test_watch_prints_each_event_in_words_and_resumes_after_the_server_restarts(
     numbers = [int(line.split()[0][1:]) for line in lines if line.startswith("#")]
     assert numbers == list(range(len(numbers))), numbers  # none missed, none twice
     assert "connection lost" in stderr and "resuming after event" in stderr
+    assert "no event for a while; listening again after event" in stderr
     title = get_game("arcomage").title
     assert lines[0].startswith("#0  ")
     assert lines[0].split("  ", 2)[2].startswith(

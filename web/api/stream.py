@@ -12,7 +12,7 @@ an event (reconnect to go on).
 
 Behind the stream is a short poll of the ledger's read side (every ``poll`` seconds; a write by
 this process wakes it at once): on SQLite a poll that finds nothing new costs one
-``PRAGMA data_version``, on PostgreSQL one indexed read of the match's events.
+``PRAGMA data_version``, on PostgreSQL two indexed reads of the match's newest events.
 
 Streams are bounded: ``FAIRDEAL_STREAMS_MAX`` open at once in a process (503 when full; each
 holds a worker thread) and ``FAIRDEAL_STREAMS_PER_CLIENT`` from one client address (429). A
