@@ -1,6 +1,6 @@
 """The write count live streams wait on (``Ledger.wait_for_write``): a write by this process
-wakes a waiter at once; without one it waits the whole timeout; a refused move wakes nobody;
-another process's write is not seen (the streams poll for those)."""
+wakes a waiter at once; without one it waits the whole timeout; a bad request, a write to
+another match and another process's write do not wake it (the streams poll for the last)."""
 
 from __future__ import annotations
 
@@ -29,12 +29,12 @@ def _move(ledger: Ledger, match_id: str, tokens: list[str]) -> None:
 def test_a_write_wakes_the_waiter_at_once(engine: Engine, tmp_path) -> None:
     ledger = Ledger(EventStore(engine), load_or_create_server_key(tmp_path))
     match_id, tokens = started_match(ledger)
-    seen = ledger.writes()
+    seen = ledger.writes(match_id)
     woke: list[tuple[int, float]] = []
 
     def waiter() -> None:
         started = time.monotonic()
-        woke.append((ledger.wait_for_write(seen, 30), time.monotonic() - started))
+        woke.append((ledger.wait_for_write(match_id, seen, 30), time.monotonic() - started))
 
     thread = threading.Thread(target=waiter)
     thread.start()
@@ -49,13 +49,15 @@ def test_without_a_write_it_waits_the_timeout(engine: Engine, tmp_path) -> None:
     key = load_or_create_server_key(tmp_path)
     ledger, other = Ledger(EventStore(engine), key), Ledger(EventStore(engine), key)
     match_id, tokens = started_match(ledger)
-    seen = ledger.writes()
+    other_id, other_tokens = started_match(ledger)
+    seen = ledger.writes(match_id)
     with pytest.raises(BadRequest):  # not an action: nothing stored, nobody woken
         view = ledger.seat_view(match_id, tokens[0])
         seat = view["current_seat"]
         ledger.play(match_id, tokens[seat], {"kind": "no-such-action"},
                     expected_seq=view["next_seq"], action_id="bad")
     _move(other, match_id, tokens)  # another process's write: not this one's count
+    _move(ledger, other_id, other_tokens)  # another match's: not this match's count
     started = time.monotonic()
-    assert ledger.wait_for_write(seen, 0.3) == seen
+    assert ledger.wait_for_write(match_id, seen, 0.3) == seen
     assert time.monotonic() - started >= 0.29

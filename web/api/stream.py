@@ -172,7 +172,8 @@ class EventStream:
         last_event = last_write = time.monotonic()
         first = True
         while True:
-            seen = ledger.writes()  # before the read: a write after it wakes the wait below
+            # counted before the read: a write after it wakes the wait below
+            seen = ledger.writes(self.match_id)
             events = ledger.public_events(self.match_id, self.after, PAGE)
             if events:
                 captions = ledger.public_captions(self.match_id, self.after)
@@ -199,7 +200,7 @@ class EventStream:
                 last_write = now
             wait = min(settings.poll_s, settings.heartbeat_s - (now - last_write),
                        settings.idle_s - (now - last_event))
-            ledger.wait_for_write(seen, max(0.0, wait))
+            ledger.wait_for_write(self.match_id, seen, max(0.0, wait))
 
     def _end(self) -> str:
         match = self.ledger.get_match(self.match_id)
