@@ -15,10 +15,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from .report import CORRECTION, AuditReport  # noqa: E402
-from .stats import ALPHA  # noqa: E402
+from .stats import ALPHA, TestResult  # noqa: E402
 from .tally import Z_BINS, dealt_order  # noqa: E402
 
-__all__ = ["render_html"]
+__all__ = ["render_body", "render_html"]
 
 #: players drawn in the per-player plot: those with the most hands
 PLOTTED_PLAYERS = 8
@@ -35,33 +35,77 @@ def _svg(figure: Figure) -> str:
     return text[text.index("<svg"):]  # drop the XML prolog and DOCTYPE: it sits in HTML
 
 
+#: the p-values the overview's axis names (where they fall on its -log10 scale)
+_P_TICKS = (1.0, 0.1, 0.01, 1e-3, 1e-4, 1e-6, 1e-8, 1e-12, 1e-20, 1e-50, 1e-100)
+
+
 def _p_values(report: AuditReport) -> str | None:
-    ran = [r for r in report.results if r.adjusted_p is not None]
-    if not ran:
+    """Every test on one axis, SKIPs included (named, without a bar): how far each adjusted
+    p-value is from 1, with the level beyond which a test FAILs. The axis always reaches past
+    that level, so a report whose every adjusted p is 1 still shows a real, labelled axis."""
+    if not report.results:
         return None
-    figure, axes = plt.subplots(figsize=(7, 0.28 * len(ran) + 1))
-    heights = [-math.log10(max(r.adjusted_p or 1.0, 1e-300)) for r in ran]
-    colours = ["#c0392b" if r.verdict == "FAIL" else "#2e86c1" for r in ran]
-    axes.barh([r.name for r in ran], heights, color=colours)
-    axes.axvline(-math.log10(ALPHA), color="black", linestyle="--", linewidth=1)
-    axes.invert_yaxis()
-    axes.set_xlabel(f"-log10(Holm-adjusted p); dashed: the {ALPHA:g} level (beyond it: FAIL)")
+    rows = list(report.results)
+    figure, axes = plt.subplots(figsize=(7, 0.3 * len(rows) + 1.3))
+    level = -math.log10(ALPHA)
+    heights = [0.0 if r.adjusted_p is None else -math.log10(max(r.adjusted_p, 1e-300))
+               for r in rows]
+    right = max(2 * level, *(h * 1.25 for h in heights))
+    places = range(len(rows))
+    for place, r, height in zip(places, rows, heights, strict=True):
+        if r.adjusted_p is None:
+            axes.text(0.02 * right, place, "not run (too few data)", va="center",
+                      color="#777777", fontsize=8)
+            continue
+        colour = "#c0392b" if r.verdict == "FAIL" else "#2e86c1"
+        axes.barh(place, height, color=colour, height=0.6)
+        axes.plot([height], [place], "o", color=colour, markersize=4)
+        axes.text(height + 0.015 * right, place, f"{r.adjusted_p:.2g}", va="center",
+                  fontsize=8)
+    axes.set_yticks(list(places), [r.name for r in rows])
+    axes.axvline(level, color="black", linestyle="--", linewidth=1)
+    axes.set_xlim(0, right)
+    axes.set_ylim(len(rows) - 0.5, -0.5)
+    ticks = [p for p in _P_TICKS if -math.log10(p) <= right]
+    axes.set_xticks([-math.log10(p) for p in ticks], [f"{p:g}" for p in ticks])
+    axes.set_xlabel(f"Holm-adjusted p (log scale; 1 at the left: nothing unusual); "
+                    f"dashed: the {ALPHA:g} level, beyond it FAIL")
     return _svg(figure)
 
 
-def _heat_maps(report: AuditReport) -> list[tuple[str, str]]:
-    maps = []
+def _not_drawn(result: TestResult | None) -> str | None:
+    """Why a figure is left out: its test was not run (too few data to tell chance from
+    bias, so a picture would show chance noise as alarming colours); None when it was run."""
+    if result is None or result.verdict != "SKIP":
+        return None
+    reason = f"it {result.detail}" if result.detail.startswith("needs") else result.detail
+    return (f"Not drawn: the test {result.name} was not run with {result.counted}: "
+            f"{reason}. With so few data, most of what a picture would show is "
+            "chance (cells that look alarming and mean nothing), so none is drawn.")
+
+
+#: a figure: its heading, then either its SVG or, for a test not run, why it is not drawn
+Drawn = tuple[str, str | None, str | None]
+
+
+def _heat_maps(report: AuditReport) -> list[Drawn]:
+    maps: list[Drawn] = []
     for key, table in sorted(report.tally.positions.items()):
         deck, order = key.split(":")
         n = sum(row[0] for row in table)
         if n == 0:
             continue
+        dealt = dealt_order(deck, order)
+        caption = f"{deck} {order}: {dealt.item_word} × position over {n:,} deals"
+        why = _not_drawn(report.result(f"deal-position {deck} {order}"))
+        if why:
+            maps.append((caption, None, why))
+            continue
         size = len(table[0])
         cells = []
         for row in table:
-            expected = n * sum(row) / n / size
+            expected = sum(row) / size
             cells.append([(o - expected) / math.sqrt(expected) for o in row])
-        dealt = dealt_order(deck, order)
         figure, axes = plt.subplots(figsize=(7, dealt.plot_height))
         image = axes.imshow(cells, aspect="auto", cmap="RdBu_r", vmin=-4, vmax=4,
                             interpolation="nearest")
@@ -70,16 +114,20 @@ def _heat_maps(report: AuditReport) -> list[tuple[str, str]]:
         if dealt.labelled_rows:
             axes.set_yticks(range(len(dealt.items)), dealt.items)
         figure.colorbar(image, ax=axes, label="(seen - expected) / sqrt(expected)")
-        maps.append((f"{deck} {order}: {dealt.item_word} × position "
-                     f"over {n:,} deals", _svg(figure)))
+        maps.append((caption, _svg(figure), None))
     return maps
 
 
-def _seat_hands(report: AuditReport) -> list[tuple[str, str]]:
+def _seat_hands(report: AuditReport) -> list[Drawn]:
     from fairdeal.games import get_game
 
-    plots = []
+    plots: list[Drawn] = []
     for deck, seats in sorted(report.tally.seat_raw.items()):
+        caption = f"{deck}: opening-hand strength by seat"
+        why = _not_drawn(report.result(f"seat-hands {deck}"))
+        if why:
+            plots.append((caption, None, why))
+            continue
         names = get_game(deck.split("/")[0]).seat_names
         figure, axes = plt.subplots(figsize=(7, 2.6))
         for seat, counts in enumerate(seats):
@@ -90,15 +138,19 @@ def _seat_hands(report: AuditReport) -> list[tuple[str, str]]:
         axes.set_xlabel("opening-hand strength (total cost or troop strength)")
         axes.set_ylabel("share of hands")
         axes.legend()
-        plots.append((f"{deck}: opening-hand strength by seat", _svg(figure)))
+        plots.append((caption, _svg(figure), None))
     return plots
 
 
-def _player_hands(report: AuditReport) -> str | None:
+def _player_hands(report: AuditReport) -> Drawn | None:
     players = sorted(((p.hands, name) for name, p in report.tally.players.items() if p.hands),
                      reverse=True)[:PLOTTED_PLAYERS]
     if not players:
         return None
+    caption = "Opening-hand strength by player"
+    why = _not_drawn(report.result("player-hands"))
+    if why:
+        return caption, None, why
     figure, axes = plt.subplots(figsize=(7, 2.8))
     centres = [-4 + 0.25 * (i + 0.5) for i in range(Z_BINS)]
     for hands, name in players:
@@ -110,7 +162,18 @@ def _player_hands(report: AuditReport) -> str | None:
     axes.set_xlabel("standardised opening-hand strength z (0 = a fair deal's average)")
     axes.set_ylabel("share of hands")
     axes.legend(fontsize=7)
-    return _svg(figure)
+    return caption, _svg(figure), None
+
+
+def _figure(caption: str, svg: str | None, why: str | None, note: str = "") -> list[str]:
+    """One figure's section: the drawing (scrolling sideways on a narrow screen) or, for a
+    test not run, the sentence that says why there is none."""
+    head = f"<h2>{html.escape(caption)}</h2>"
+    if svg is None:
+        return [head, f'<p class="not-drawn">{html.escape(why or "")}</p>']
+    tail = f"<figcaption>{html.escape(note)}</figcaption>" if note else ""
+    return [head, '<figure class="audit-figure"><div class="figure-scroll">', svg,
+            f"</div>{tail}</figure>"]
 
 
 def _table(report: AuditReport) -> str:
@@ -126,8 +189,13 @@ def _table(report: AuditReport) -> str:
             f"<br><small>{html.escape(r.title)}</small></td><td>{html.escape(stat)}</td>"
             f"<td>{p}</td><td>{adj}</td><td>{html.escape(r.counted)}</td>"
             f"<td>{html.escape(r.detail)}</td></tr>")
-    return ("<table><tr><th>verdict</th><th>test</th><th>statistic</th><th>p</th>"
-            "<th>Holm p</th><th>counted</th><th>detail</th></tr>" + "".join(rows) + "</table>")
+    # a region of its own that scrolls sideways on a narrow screen (and by keyboard: it takes
+    # the focus), so the page around it never does
+    return ('<div class="table-scroll" role="region" aria-label="the tests" tabindex="0">'
+            '<table class="audit-tests"><thead><tr><th scope="col">verdict</th>'
+            '<th scope="col">test</th><th scope="col">statistic</th><th scope="col">p</th>'
+            '<th scope="col">Holm p</th><th scope="col">counted</th><th scope="col">detail</th>'
+            "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
 
 
 def _other_keys(report: AuditReport) -> list[str]:
@@ -146,7 +214,7 @@ def _other_keys(report: AuditReport) -> list[str]:
         parts.append(f"<p>{html.escape(report.apart_hint)}</p>")
     for other in report.others:
         parts += [f"<h2>{html.escape(other.first_line())}</h2>",
-                  f'<p class="verdict {_verdict_class(other)}">'
+                  f'<p class="audit-verdict {_verdict_class(other)}">'
                   f"{html.escape(other.summary())}.</p>", _table(other)]
         if other.tally.failures:
             parts.append("<ul>")
@@ -156,12 +224,16 @@ def _other_keys(report: AuditReport) -> list[str]:
     return parts
 
 
+#: the standalone file's own style (the viewer's /audit page uses the site's, viewer.css)
 _STYLE = """body{font-family:system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;
 color:#222}table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;
-padding:4px 6px;vertical-align:top}tr.fail td:first-child{background:#f5b7b1;font-weight:bold}
-tr.pass td:first-child{background:#d5f5e3}tr.skip{color:#777}figure{margin:1.5em 0}
-svg{max-width:100%;height:auto}.verdict{font-size:1.3em;padding:.5em;border-radius:4px}
-.ok{background:#d5f5e3}.bad{background:#f5b7b1}.none{background:#eee}"""
+padding:4px 6px;vertical-align:top;text-align:left}tr.fail td:first-child{background:#f5b7b1;
+font-weight:bold}tr.pass td:first-child{background:#d5f5e3}tr.skip{color:#777}
+.table-scroll,.figure-scroll{overflow-x:auto;max-width:100%}figure{margin:1.5em 0}
+svg{max-width:100%;height:auto}.audit-verdict{font-size:1.3em;padding:.5em;border-radius:4px}
+.ok{background:#d5f5e3}.bad{background:#f5b7b1}.none{background:#eee}
+.not-drawn{color:#555;font-style:italic}
+@media (max-width:600px){.figure-scroll svg{width:640px;max-width:none}}"""
 
 
 def _verdict_class(report: AuditReport) -> str:
@@ -170,15 +242,16 @@ def _verdict_class(report: AuditReport) -> str:
     return "ok" if report.tally.matches else "none"
 
 
-def render_html(report: AuditReport, title: str = "fairdeal fairness audit",
-                nav: str = "") -> str:
-    """The whole report as one HTML document; ``nav`` is trusted markup put above the title
-    (the viewer's links back)."""
+_HEAT_NOTE = ("Red: seen more often than a fair deal would put it there; blue: less often.")
+
+
+def render_body(report: AuditReport) -> str:
+    """The report's content, below its title: the verdict, the tests' table, the figures (a
+    test not run gets a sentence instead of its figure), the failing bundles and the other
+    keys. What the viewer's /audit page puts inside the site's own layout."""
     parts: list[Any] = [
-        f"<!doctype html><html lang=en><meta charset=utf-8><title>{html.escape(title)}</title>",
-        f"<style>{_STYLE}</style>{nav}<h1>{html.escape(title)}</h1>",
         f'<p class="audited"><b>{html.escape(report.first_line())}</b></p>',
-        f'<p class="verdict {_verdict_class(report)}">'
+        f'<p class="audit-verdict {_verdict_class(report)}">'
         f"{html.escape(report.summary())}.</p>",
         f"<p>Source: {html.escape(report.source or 'bundles')}. Verdicts: "
         f"{html.escape(CORRECTION)}.</p>",
@@ -186,21 +259,27 @@ def render_html(report: AuditReport, title: str = "fairdeal fairness audit",
     ]
     overview = _p_values(report)
     if overview:
-        parts += ["<h2>p-value overview</h2><figure>", overview, "</figure>"]
-    for caption, svg in _heat_maps(report):
-        parts += [f"<h2>{html.escape(caption)}</h2><figure>", svg,
-                  "<figcaption>Red: seen more often than a fair deal would put it there; blue: "
-                  "less often.</figcaption></figure>"]
-    for caption, svg in _seat_hands(report):
-        parts += [f"<h2>{html.escape(caption)}</h2><figure>", svg, "</figure>"]
+        parts += _figure("p-value overview", overview, None)
+    for caption, svg, why in _heat_maps(report):
+        parts += _figure(caption, svg, why, _HEAT_NOTE)
+    for caption, svg, why in _seat_hands(report):
+        parts += _figure(caption, svg, why)
     players = _player_hands(report)
     if players:
-        parts += ["<h2>Opening-hand strength by player</h2><figure>", players, "</figure>"]
+        parts += _figure(*players)
     if report.tally.failures:
         parts.append("<h2>Bundles that failed verification (not counted)</h2><ul>")
         parts += [f"<li><b>{html.escape(where)}</b>: {html.escape(reason)}</li>"
                   for where, reason in report.tally.failures]
         parts.append("</ul>")
     parts += _other_keys(report)
-    parts.append("</html>\n")
     return "".join(parts)
+
+
+def render_html(report: AuditReport, title: str = "fairdeal fairness audit") -> str:
+    """The whole report as one self-contained HTML document (its own style, no script,
+    nothing fetched): what ``fairdeal audit --html`` writes."""
+    return (f"<!doctype html><html lang=en><meta charset=utf-8>"
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{html.escape(title)}</title><style>{_STYLE}</style>"
+            f"<h1>{html.escape(title)}</h1>{render_body(report)}</html>\n")

@@ -38,6 +38,10 @@ class AuditReport:
     #: one line after the list of other keys: how to have them audited too ("" for none)
     apart_hint: str = ""
 
+    def result(self, name: str) -> TestResult | None:
+        """The test named ``name`` ("deal-position <deck> <order>"), if it was in the run."""
+        return next((r for r in self.results if r.name == name), None)
+
     @property
     def failed(self) -> list[TestResult]:
         return [result for result in self.results if result.verdict == "FAIL"]

@@ -16,6 +16,7 @@ Retry-After; a player name no match has is answered at once, without reading any
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -23,15 +24,17 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from flask import Response, abort, current_app, request, url_for
+from flask import Response, abort, current_app, jsonify, render_template, request
+from markupsafe import Markup
 
 from fairdeal.ledger.errors import BadRequest
-from fairdeal.verifier.dispute import DisputeError, dispute_report
+from fairdeal.verifier.dispute import DisputeError, NoSuchStep, dispute_report
 from fairdeal.verifier.dispute_html import dispute_html
 
 from ..queryargs import parse_int
 from .blueprint import bp
-from .loading import ledger, load_stored, load_upload
+from .loading import ledger, load_stored, load_upload, missing
+from .present import utc_times
 
 __all__ = ["AuditCache"]
 
@@ -159,7 +162,7 @@ def current_log() -> Any:
 
 def _audit_html(ledger: Any, player: str | None, include_imported: bool) -> str:
     from fairdeal.audit import Filters, audit_bundles
-    from fairdeal.audit.html import render_html
+    from fairdeal.audit.html import render_body
     from fairdeal.audit.report import build_report, signer_words
 
     own = ledger.server_key.public_text
@@ -176,9 +179,7 @@ def _audit_html(ledger: Any, player: str | None, include_imported: bool) -> str:
         lambda key: signer_words(key, note=" (imported: not this server's key; tallied on "
                                            "its own)"),
         "add include_imported=1 to the address to audit each of these keys on its own")
-    title = ("Fairness audit of this server" if player is None
-             else f"Fairness audit: {player}'s matches")
-    return render_html(report, title, nav="{{NAV}}")
+    return render_body(report)
 
 
 def _cache() -> AuditCache:
@@ -189,14 +190,29 @@ def _cache() -> AuditCache:
     return cache
 
 
-def _plain_page(title: str, nav: str, body: str, status: int, refresh: bool = False) -> Response:
-    page = ("<!doctype html><html lang=en><meta charset=utf-8>"
-            + ('<meta http-equiv="refresh" content="3">' if refresh else "")
-            + f"<title>{escape(title)}</title>{nav}<h1>{escape(title)}</h1>{body}</html>")
+def _page(title: str, body: str, status: int = 200, note: str = "",
+          refresh: bool = False) -> Response:
+    """An audit page in the site's own layout: its bar and navigation, its style. ``body`` is
+    trusted markup (the report, or a sentence of ours)."""
+    player = request.args.get("player", "").strip() or None
+    page = render_template("viewer/audit.html", title=title, body=Markup(body), note=note,
+                           refresh=refresh, player=player)
     answer = Response(page, status=status, mimetype="text/html")
     if status in (202, 503):
         answer.headers["Retry-After"] = str(RETRY_AFTER_S)
     return answer
+
+
+def _computed_note(entry: _Entry, refreshing: bool, full: bool) -> str:
+    """When the report shown was computed, and whether a fresher one is on its way."""
+    when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(entry.finished))
+    if refreshing:
+        return (f"Computed {when} — matches were sealed since: a fresh report is being "
+                "computed; reload in a moment.")
+    if full:
+        return (f"Computed {when} — matches were sealed since, and other audits are being "
+                "computed: reload in a little while for a fresh report.")
+    return f"Computed {when}, from every match sealed by then."
 
 
 @bp.route("/audit")
@@ -211,53 +227,50 @@ def audit_page() -> Any:
         abort(400, description=f"include_imported must be 1 or 0, got {flag!r}")
     include_imported = flag in ("1", "true", "yes")
     cache = _cache()
-    home = url_for("viewer.home")
-    whole = url_for("viewer.audit_page")
-    nav = (f'<p><a href="{escape(home)}">← all matches</a>'
-           + (f' · <a href="{escape(whole)}">the whole ledger\'s audit</a>' if player else "")
-           + "</p>")
     if player is not None and not cache.has_player(player):
         # answered at once: no bundle is read for a name no match has
-        return _plain_page("No such player", nav,
-                           f"<p>No match in this ledger has a player named "
-                           f"{escape(player)} at a seat: there is nothing to audit.</p>", 404)
+        return _page("No such player",
+                     f"<p>No match in this ledger has a player named {escape(player)} at a "
+                     "seat: there is nothing to audit.</p>", 404)
     entry, refreshing, full = cache.report((player, include_imported), wait=FIRST_WAIT_S)
     if entry is None and full:
-        return _plain_page("The audit is busy", nav,
-                           "<p>Other audits are being computed; ask again in a few seconds."
-                           "</p>", 503)
+        return _page("The audit is busy", "<p>Other audits are being computed; ask again in "
+                     "a few seconds.</p>", 503)
     if entry is None:
-        return _plain_page("The audit is being computed", nav,
-                           "<p>Every sealed match is verified and counted; this page reloads "
-                           "itself until the report is ready.</p>", 202, refresh=True)
-    when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(entry.finished))
-    note = f"<p><small>Computed {when}"
-    if refreshing:
-        note += (" — matches were sealed since: a fresh report is being computed; reload in a "
-                 "moment.</small></p>")
-    elif full:
-        note += (" — matches were sealed since, and other audits are being computed: reload "
-                 "in a little while for a fresh report.</small></p>")
-    else:
-        note += ", from every match sealed by then.</small></p>"
-    return Response(entry.html.replace("{{NAV}}", nav + note, 1), mimetype="text/html")
+        return _page("The audit is being computed",
+                     "<p>Every sealed match is verified and counted; this page reloads itself "
+                     "until the report is ready.</p>", 202, refresh=True)
+    title = ("Fairness audit of this server" if player is None
+             else f"Fairness audit: {player}'s matches")
+    return _page(title, entry.html, note=_computed_note(entry, refreshing, full))
 
 
 def _dispute(match: Any) -> Any:
+    back = (url_for("viewer.upload_page", key=match.key) if match.key.startswith("u-")
+            else url_for("viewer.match_page", match_id=match.match_id))
     if match.bundle_bytes is None:
-        abort(404, description="a match in play has no dispute report yet: it needs the "
-                               "sealed bundle")
+        missing("a match in play has no dispute report yet: it needs the sealed bundle",
+                "No dispute report yet", back)
     try:
         step = parse_int("step", request.args.get("step", "0"), minimum=0)
     except BadRequest as e:
-        abort(404, description=e.message)
+        missing(e.message, "Step not found", back)
     try:
         # this server's own keys: a match sealed under another key is said to be "signed by
         # another server" there too, as on every other page
         report = dispute_report(match.bundle_bytes, step, server_keys=ledger().server_keys())
+    except NoSuchStep as e:
+        missing(str(e), "Step not found", back)
     except DisputeError as e:
-        abort(404, description=str(e))
-    return Response(dispute_html(report), mimetype="text/html")
+        missing(str(e), "No dispute report for this file", back)
+    return Response(_people_times(dispute_html(report)), mimetype="text/html")
+
+
+def _people_times(page: str) -> str:
+    """The report's words with event times in UTC ISO 8601 (``utc_times``); the events quoted
+    in ``<pre>`` stay byte for byte as the file has them."""
+    pieces = re.split(r"(<pre>.*?</pre>)", page, flags=re.DOTALL)
+    return "".join(piece if piece.startswith("<pre>") else utc_times(piece) for piece in pieces)
 
 
 @bp.route("/m/<match_id>/dispute")
@@ -270,3 +283,14 @@ def match_dispute(match_id: str) -> Any:
 def upload_dispute(key: str) -> Any:
     """The dispute report for step ``?step=N`` of an uploaded bundle."""
     return _dispute(load_upload(key))
+
+
+@bp.errorhandler(400)
+def bad_request(error: Any) -> Any:
+    """A query the audit cannot take (``include_imported=maybe``): the site's error page,
+    naming the problem (JSON for a client that asked for JSON)."""
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
+    if best == "application/json" or request.path.endswith(".json"):
+        return jsonify({"error": error.description}), 400
+    return render_template("viewer/error.html", status=400, heading="Bad request",
+                           message=error.description), 400

@@ -51,6 +51,10 @@
     });
   });
 
+  // on a phone the drawing is too small to read: the board in words starts open there
+  var wordsBox = document.getElementById("board-words-box");
+  if (wordsBox && window.matchMedia && window.matchMedia("(max-width: 600px)").matches) wordsBox.open = true;
+
   var stepper = document.getElementById("stepper");
   if (!stepper) return;
 
@@ -98,7 +102,8 @@
       chip.setAttribute("href", base + "?step=" + n + (key === "all" ? "" : "&view=" + key) + "#" + n);
     });
     var dispute = document.getElementById("dispute-link");
-    if (dispute) dispute.setAttribute("href", base + "/dispute?step=" + n);
+    // the match's own report, not the embed's (an embed has no dispute page of its own)
+    if (dispute) dispute.setAttribute("href", fragments + "/dispute?step=" + n);
     if (copyLink) {
       var url = copyLink.getAttribute("data-url").replace(/\?step=\d+.*$/, "");
       copyLink.setAttribute("data-url", url + "?step=" + n + viewQuery);
@@ -121,8 +126,11 @@
     }
   }
 
+  var words = document.getElementById("board-words");
+
   function show(data) {
     board.innerHTML = data.board;
+    if (words && typeof data.words === "string") words.innerHTML = data.words;
     captionText.textContent = data.caption;
     if (actor) { actor.textContent = data.actor; actor.hidden = !data.actor; }
   }
@@ -218,6 +226,78 @@
   markEvent(current);
 })();
 
+// the board's cards and pieces: every drawn group with a <title> (its full text) becomes a
+// button. Tapped, clicked, or reached with Tab and Enter or Space, its text shows under the
+// drawing at the page's own size: a phone scales the drawing down until its text is unreadable.
+(function () {
+  "use strict";
+  var board = document.getElementById("board");
+  var detail = document.getElementById("piece-detail");
+  if (!board || !detail) return;
+  var text = document.getElementById("piece-text");
+  var hint = document.getElementById("piece-hint");
+  var picked = null;
+
+  function titleOf(group) {
+    for (var child = group.firstElementChild; child; child = child.nextElementSibling) {
+      if (child.tagName.toLowerCase() === "title") return child.textContent.trim();
+    }
+    return "";
+  }
+  function mark() {
+    var pieces = 0;
+    board.querySelectorAll("svg g").forEach(function (group) {
+      var words = titleOf(group);
+      if (!words) return;
+      group.setAttribute("tabindex", "0");
+      group.setAttribute("role", "button");
+      group.setAttribute("aria-label", words);
+      group.classList.add("piece");
+      pieces += 1;
+    });
+    // buttons inside an image would be hidden from screen readers: the board is a group then
+    board.setAttribute("role", pieces ? "group" : "img");
+    if (hint) hint.hidden = pieces === 0;
+  }
+  function hide() {
+    if (picked) picked.classList.remove("is-picked");
+    picked = null;
+    detail.hidden = true;
+    text.textContent = "";
+  }
+  function pick(group) {
+    if (picked) picked.classList.remove("is-picked");
+    picked = group;
+    group.classList.add("is-picked");
+    text.textContent = titleOf(group);
+    detail.hidden = false;
+  }
+  function pieceOf(node) { return node && node.closest ? node.closest("g.piece") : null; }
+
+  board.addEventListener("click", function (e) {
+    var group = pieceOf(e.target);
+    if (group) pick(group);
+  });
+  board.addEventListener("keydown", function (e) {
+    var group = pieceOf(e.target);
+    if (!group || (e.key !== "Enter" && e.key !== " ")) return;
+    e.preventDefault();
+    e.stopPropagation();  // Space on a card reads it; it does not start the autoplay
+    pick(group);
+  });
+  document.getElementById("piece-close").addEventListener("click", function () {
+    var back = picked;
+    hide();
+    if (back && back.isConnected) back.focus();
+  });
+  document.addEventListener("keydown", function (e) {
+    if (e.key === "Escape" && !detail.hidden) hide();
+  });
+  // a new step replaces the drawing: its pieces are marked again, the old step's text goes
+  new MutationObserver(function () { hide(); mark(); }).observe(board, { childList: true });
+  mark();
+})();
+
 // live matches: follow the match's event stream (GET /api/v1/matches/ID/stream) and refresh
 // the page's live parts in place at each new event; the whole page reloads when the match
 // ends. Where there is no stream (no EventSource, the viewer without the API, a server whose
@@ -252,9 +332,16 @@
     fetch(window.location.href, { headers: { Accept: "text/html" } }).then(function (r) { return r.text(); }).then(function (html) {
       var fresh = new DOMParser().parseFromString(html, "text/html").querySelector(".match-grid");
       if (!fresh || !fresh.hasAttribute("data-live-url")) { window.location.reload(); return; }
-      ["main-col", "side-col"].forEach(function (name) {
-        var mine = live.querySelector("." + name), theirs = fresh.querySelector("." + name);
-        if (mine && theirs) mine.innerHTML = theirs.innerHTML;
+      // the parts a move changes, each swapped inside its own element (the board keeps its
+      // element, so the pieces' tap handlers see the new drawing); the columns whole when
+      // a part appears or goes (play started)
+      var parts = ["#board", "#public-state", ".live-board > .caption", ".side-col"];
+      var changed = parts.some(function (part) {
+        return !live.querySelector(part) !== !fresh.querySelector(part);
+      });
+      (changed ? [".main-col", ".side-col"] : parts).forEach(function (part) {
+        var mine = live.querySelector(part), theirs = fresh.querySelector(part);
+        if (mine && theirs && mine.innerHTML !== theirs.innerHTML) mine.innerHTML = theirs.innerHTML;
       });
       live.setAttribute("data-live-events", fresh.getAttribute("data-live-events"));
     }).catch(function () { /* the next event, or the end, refreshes again */ }).then(function () {
