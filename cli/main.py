@@ -22,6 +22,7 @@ from . import (  # noqa: F401
     simulate,  # simulate
     verifier_hash,  # verifier-hash
     verify,  # verify
+    watch,  # watch
 )
 from .group import cli
 

@@ -36,9 +36,12 @@ def serve(obj: Context, host: str, port: int, debug: bool, quiet: bool) -> None:
 
     \b
     FAIRDEAL_DATA_DIR=/srv/fairdeal \\
-      granian --interface wsgi --factory --workers 4 --port 8000 'fairdeal.web.app:create_app'
+      granian --interface wsgi --factory --workers 4 --blocking-threads 40 --port 8000 \\
+        'fairdeal.web.app:create_app'
     FAIRDEAL_DATA_DIR=/srv/fairdeal \\
-      gunicorn -w 4 --threads 2 -b 0.0.0.0:8000 'fairdeal.web.app:create_app()'
+      gunicorn -w 4 --threads 40 -b 0.0.0.0:8000 'fairdeal.web.app:create_app()'
+
+    Each open live stream holds a thread (docs/ledger.md, "Live streams").
     """
     from fairdeal.web.app import create_app
 

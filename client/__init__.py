@@ -24,6 +24,7 @@ from .logwatch import LogOptionError, LogServer, LogUsageError, LogWatchError
 from .monitor import run_monitor
 from .receipts import MATCH_ID, ReceiptBook, TamperDetected, checked_match_id
 from .simulate import SimulationSettings, simulate_match, simulate_matches
+from .stream import MatchStream, StreamItem
 from .witness import compare_files, load_witness_key, run_witness, witness_verifier_key
 
 __all__ = [
@@ -36,9 +37,11 @@ __all__ = [
     "LogServer",
     "LogUsageError",
     "LogWatchError",
+    "MatchStream",
     "PlayStats",
     "ReceiptBook",
     "SimulationSettings",
+    "StreamItem",
     "TamperDetected",
     "checked_match_id",
     "compare_files",

@@ -145,6 +145,10 @@ def seating_deadline(recorder: MatchRecorder, live: LiveMatch) -> int | None:
     return replayer.seating_deadline
 
 
+#: how many matches' write counts a process keeps for the live streams (``wait_for_write``)
+WRITE_COUNTS = 10_000
+
+
 class LiveMatches:
     """The cache of live matches and the one write path: every event any part of the ledger
     writes goes through ``write``, and so through the match's ``MatchRecorder``."""
@@ -157,6 +161,10 @@ class LiveMatches:
         self.log = transparency_log
         self._cache: OrderedDict[str, LiveMatch] = OrderedDict()
         self._cache_lock = threading.Lock()
+        #: how many writes this process made, by match (the most recently written
+        #: ``WRITE_COUNTS`` matches); the live streams wait on it (``wait_for_write``)
+        self._writes: OrderedDict[str, int] = OrderedDict()
+        self._wrote = threading.Condition()
 
     # --- the cache ----------------------------------------------------------------------------
 
@@ -267,7 +275,27 @@ class LiveMatches:
             raise
         live.status = update["status"]
         live.written.update(update)
+        with self._wrote:
+            self._writes[live.match_id] = self._writes.pop(live.match_id, 0) + 1
+            while len(self._writes) > WRITE_COUNTS:
+                # a forgotten count restarts at 0: its waiter wakes and reads once for nothing
+                self._writes.popitem(last=False)
+            self._wrote.notify_all()
         return new
+
+    def writes(self, match_id: str) -> int:
+        """How many writes this process has made to a match (a count for ``wait_for_write``)."""
+        with self._wrote:
+            return self._writes.get(match_id, 0)
+
+    def wait_for_write(self, match_id: str, seen: int, timeout: float) -> int:
+        """Wait until this process has written to the match after the count ``seen``
+        (``writes``), at most ``timeout`` seconds; the count then. Writes to other matches
+        wake no reader of this one; writes by other processes are not seen here at all: a
+        reader polls the store too (the live streams do, every short interval)."""
+        with self._wrote:
+            self._wrote.wait_for(lambda: self._writes.get(match_id, 0) != seen, timeout)
+            return self._writes.get(match_id, 0)
 
     def _record(self, live: LiveMatch, recorder: MatchRecorder, expected_seq: int,
                 build: Callable[[MatchRecorder], None]

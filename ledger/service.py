@@ -253,6 +253,16 @@ class Ledger:
         ``(match_id, report)``, ``match_id`` None when verification failed."""
         return self.imports.import_bundle(data)
 
+    def writes(self, match_id: str) -> int:
+        """How many writes this process has made to a match (``LiveMatches.writes``)."""
+        return self.matches.writes(match_id)
+
+    def wait_for_write(self, match_id: str, seen: int, timeout: float) -> int:
+        """Wait up to ``timeout`` s for a write by this process to the match after the count
+        ``seen`` (``LiveMatches.wait_for_write``): a live stream wakes at once for a move this
+        process stored, and polls for the others'."""
+        return self.matches.wait_for_write(match_id, seen, timeout)
+
     # --- deadlines -----------------------------------------------------------------------------
 
     def sweep(self) -> int:

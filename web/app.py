@@ -1,6 +1,8 @@
 """The Flask app factory: the JSON API (``/api/v1``) and the HTML viewer over one Ledger.
 
-    gunicorn -w 4 --threads 2 -b 0.0.0.0:8000 'fairdeal.web.app:create_app()'
+    gunicorn -w 4 --threads 40 -b 0.0.0.0:8000 'fairdeal.web.app:create_app()'
+
+(a thread per open live stream: docs/ledger.md, "Live streams")
 
 Configuration (``create_app(config)`` keys, or the environment):
 
@@ -12,6 +14,9 @@ Configuration (``create_app(config)`` keys, or the environment):
 - ``FAIRDEAL_RATE_LIMITS`` — ``off``, or ``create=60/60,upload=30/60,import=30/60`` (count per
   seconds, per client address; these are the defaults); env of the same name
   (see ``fairdeal.web.security``).
+- ``FAIRDEAL_STREAMS_MAX``, ``FAIRDEAL_STREAMS_PER_CLIENT``, ``FAIRDEAL_STREAM_HEARTBEAT_S``,
+  ``FAIRDEAL_STREAM_IDLE_S``, ``FAIRDEAL_STREAM_POLL_S`` — the live streams' bounds and timings
+  (``fairdeal.web.api.stream``); env of the same names.
 - env ``FAIRDEAL_LOG_ORIGIN`` — the transparency log's origin (default
   ``fairdeal.log/<server key id>``); env ``FAIRDEAL_LOG_WITNESSES`` — the witnesses' cosigner
   keys whose cosignatures the log keeps (docs/ledger.md, "The transparency log").
@@ -66,8 +71,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     from . import faults, security
     from .api import bp as api_bp
+    from .api import stream
 
     security.init_app(app)
+    stream.init_app(app)
     faults.init_app(app)
     app.register_blueprint(api_bp)
     try:

@@ -7,6 +7,7 @@ from typing import Any
 from fairdeal.verifier.protocol import MIN_SEATING_MS
 
 from ..queryargs import INT64_MAX
+from .openapi_stream import stream_paths
 
 
 def _int(minimum: int, maximum: int, default: int | None = None) -> dict[str, Any]:
@@ -82,7 +83,8 @@ def openapi_document() -> dict[str, Any]:
             "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}},
             "schemas": _schemas(),
         },
-        "paths": {**_match_paths(), **_seat_paths(), **_public_paths(), **_log_paths(),
+        "paths": {**_match_paths(), **_seat_paths(), **_public_paths(), **stream_paths(),
+                  **_log_paths(),
                   "/openapi.json": {"get": {
                       "summary": "This document",
                       "responses": {"200": _json({"type": "object"}, "OpenAPI 3.1")}}}},

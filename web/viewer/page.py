@@ -197,7 +197,12 @@ def _live_context(match: LoadedMatch) -> dict[str, Any]:
         # trusted code, as every board on this page
         drawing = ledger().spectator_svg(match.match_id)
         live_board = Markup(drawing) if drawing else None
-    return {"public_state": public_state, "live_board": live_board,
+    # the live page follows the API's event stream where this app serves the API (the
+    # viewer on its own has none: the page then polls live.json)
+    stream_url = (url_for("api.stream", match_id=match.match_id)
+                  if match.live and match.match_id and "api" in current_app.blueprints
+                  else None)
+    return {"public_state": public_state, "live_board": live_board, "stream_url": stream_url,
             "live_secrecy": live_secrecy(match.game) if match.live else ""}
 
 

@@ -298,18 +298,70 @@
   mark();
 })();
 
-// live matches: poll the public events and reload when a new one arrives
+// live matches: follow the match's event stream (GET /api/v1/matches/ID/stream) and refresh
+// the page's live parts in place at each new event; the whole page reloads when the match
+// ends. Where there is no stream (no EventSource, the viewer without the API, a server whose
+// streams are full) it polls live.json every 2 s and reloads when a new event arrives.
 (function () {
   "use strict";
   var live = document.querySelector("[data-live-url]");
   if (!live) return;
   var url = live.getAttribute("data-live-url");
+  var streamUrl = live.getAttribute("data-stream-url");
   var seen = parseInt(live.getAttribute("data-live-events"), 10);
+  var polling = false;
+
   function poll() {
     fetch(url, { headers: { Accept: "application/json" } }).then(function (r) { return r.json(); }).then(function (data) {
       if (data.events !== seen || data.ended) { window.location.reload(); return; }
       setTimeout(poll, 2000);
     }, function () { setTimeout(poll, 5000); });
   }
-  setTimeout(poll, 2000);
+  function startPolling() {
+    if (polling) return;
+    polling = true;
+    live.setAttribute("data-live-mode", "poll");
+    setTimeout(poll, 2000);
+  }
+
+  // one page fetch at a time; events that arrive meanwhile are shown by one more fetch after
+  var refreshing = false, again = false;
+  function refresh() {
+    if (refreshing) { again = true; return; }
+    refreshing = true;
+    fetch(window.location.href, { headers: { Accept: "text/html" } }).then(function (r) { return r.text(); }).then(function (html) {
+      var fresh = new DOMParser().parseFromString(html, "text/html").querySelector(".match-grid");
+      if (!fresh || !fresh.hasAttribute("data-live-url")) { window.location.reload(); return; }
+      // the parts a move changes, each swapped inside its own element (the board keeps its
+      // element, so the pieces' tap handlers see the new drawing); the columns whole when
+      // a part appears or goes (play started)
+      var parts = ["#board", "#public-state", ".live-board > .caption", ".side-col"];
+      var changed = parts.some(function (part) {
+        return !live.querySelector(part) !== !fresh.querySelector(part);
+      });
+      (changed ? [".main-col", ".side-col"] : parts).forEach(function (part) {
+        var mine = live.querySelector(part), theirs = fresh.querySelector(part);
+        if (mine && theirs && mine.innerHTML !== theirs.innerHTML) mine.innerHTML = theirs.innerHTML;
+      });
+      live.setAttribute("data-live-events", fresh.getAttribute("data-live-events"));
+    }).catch(function () { /* the next event, or the end, refreshes again */ }).then(function () {
+      refreshing = false;
+      if (again) { again = false; refresh(); }
+    });
+  }
+
+  if (!streamUrl || typeof EventSource === "undefined") { startPolling(); return; }
+  var source = new EventSource(streamUrl + "?after=" + (seen - 1));
+  live.setAttribute("data-live-mode", "stream");
+  source.addEventListener("event", function (message) {
+    var seq = parseInt(message.lastEventId, 10);
+    if (seq >= seen) { seen = seq + 1; refresh(); }
+  });
+  source.addEventListener("end", function () { source.close(); window.location.reload(); });
+  source.addEventListener("error", function () {
+    // a refused stream (429, 503) closes for good; a dropped one reconnects by itself and
+    // resumes after the last event (Last-Event-ID)
+    if (source.readyState === EventSource.CLOSED) startPolling();
+  });
+  window.addEventListener("pagehide", function () { source.close(); });
 })();
