@@ -110,7 +110,7 @@ def test_deep_checks_each_sealed_match_s_bundle(servers: Any, tmp_path: Path) ->
     kept, other = a.finished_match(), a.finished_match()
     deep = run("log", "monitor", a.url, "--state", str(tmp_path / "deep.json"), "--deep")
     assert deep.exit_code == 0, deep.output
-    assert "deep: 2 sealed match bundle(s) checked against their leaves" in deep.output
+    assert "deep: 2 sealed match bundles checked against their leaves" in deep.output
     # the server answers for one match with the bundle of another
     a.lies[f"/api/v1/matches/{kept}/bundle"] = a.ledger.bundle(other)
     swapped = run("log", "monitor", a.url, "--state", str(tmp_path / "s.json"), "--deep")
