@@ -33,25 +33,27 @@ pyodide: $(STAMP)
 
 ## The main job on the embedded default: bot matches of every game, verified offline, stored in
 ## the embedded database and served in the viewer, while bots play a few live matches on it
-## (watch them from the home page). Ctrl+C stops it all.
+## (watch them from the home page). Ctrl+C stops it all. Every seat signs and commits to a seed
+## (--signed --decline-rate 0), so every demo match reads "fair unless both players and the
+## server colluded", the strongest guarantee (tests/test_demo.py).
 demo: $(STAMP)
 	@if command -v npm >/dev/null 2>&1; then $(BIN)/python -c 'import sys; from fairdeal.web.viewer.runtime import main; sys.exit(main())'; \
 	else echo "demo: npm is not installed, so match pages cannot verify in the browser (install npm, then make pyodide)"; fi
 	rm -rf out/demo
-	$(BIN)/fairdeal simulate arcomage --deck normal -n 3 --out out/demo
-	$(BIN)/fairdeal simulate arcomage --deck infinite --battlefield "Mirror Labyrinth" -n 2 --out out/demo
-	$(BIN)/fairdeal simulate toybattle -n 2 --out out/demo
-	$(BIN)/fairdeal simulate toybattle --board "Station Metal-X" -n 2 --out out/demo
-	$(BIN)/fairdeal simulate wyrdstone -n 2 --out out/demo
-	$(BIN)/fairdeal simulate wyrdstone --param A.school=neutral --param A.patron=lich --param B.school=water -n 1 --out out/demo
-	$(BIN)/fairdeal simulate wyrdstone --param 'A.tavern=["fire-whisky","bitter-draught"]' --param 'B.tavern=["hermits-tea"]' -n 1 --out out/demo
+	$(BIN)/fairdeal simulate arcomage --deck normal -n 3 --signed --decline-rate 0 --out out/demo
+	$(BIN)/fairdeal simulate arcomage --deck infinite --battlefield "Mirror Labyrinth" -n 2 --signed --decline-rate 0 --out out/demo
+	$(BIN)/fairdeal simulate toybattle -n 2 --signed --decline-rate 0 --out out/demo
+	$(BIN)/fairdeal simulate toybattle --board "Station Metal-X" -n 2 --signed --decline-rate 0 --out out/demo
+	$(BIN)/fairdeal simulate wyrdstone -n 2 --signed --decline-rate 0 --out out/demo
+	$(BIN)/fairdeal simulate wyrdstone --param A.school=neutral --param A.patron=lich --param B.school=water -n 1 --signed --decline-rate 0 --out out/demo
+	$(BIN)/fairdeal simulate wyrdstone --param 'A.tavern=["fire-whisky","bitter-draught"]' --param 'B.tavern=["hermits-tea"]' -n 1 --signed --decline-rate 0 --out out/demo
 	$(BIN)/fairdeal verify out/demo/*.json
 	$(BIN)/fairdeal import out/demo/*.json
 	$(BIN)/fairdeal serve --quiet --host 127.0.0.1 --port 5000 & server=$$!; \
 	trap 'kill $$server 2>/dev/null' INT TERM EXIT; \
-	$(BIN)/fairdeal play --game arcomage -n 2 --pace 1.5 --no-progress & one=$$!; \
-	$(BIN)/fairdeal play --game toybattle -n 2 --pace 1.5 --no-progress & two=$$!; \
-	$(BIN)/fairdeal play --game wyrdstone -n 2 --pace 1.5 --no-progress & three=$$!; \
+	$(BIN)/fairdeal play --game arcomage -n 2 --signed --decline-rate 0 --pace 1.5 --no-progress & one=$$!; \
+	$(BIN)/fairdeal play --game toybattle -n 2 --signed --decline-rate 0 --pace 1.5 --no-progress & two=$$!; \
+	$(BIN)/fairdeal play --game wyrdstone -n 2 --signed --decline-rate 0 --pace 1.5 --no-progress & three=$$!; \
 	wait $$one $$two $$three; \
 	echo "demo: the live bot matches are over; the viewer stays on http://127.0.0.1:5000/ (Ctrl+C stops it)"; \
 	wait $$server
