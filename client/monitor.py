@@ -137,7 +137,7 @@ def scan_leaves(server: LogServer, state: dict[str, Any], checkpoint: Checkpoint
         alarms.append(f"ALARM: the leaves the server lists are not the tree its checkpoint "
                       f"signs ({checkpoint.describe()})")
     created, sealed_count = scan.counts()
-    lines = [f"leaves {first} to {scan.size - 1} scanned: {created} match ids created, "
+    lines = [f"leaves {first} to {scan.size - 1} scanned: {counted(created, 'match id')} created, "
              f"{sealed_count} sealed, each once" if scan.size > first
              else "no new leaves to scan"]
     if deep:
