@@ -289,6 +289,21 @@ def _failing_step(events: list[dict[str, Any]], steps: list[Step],
     return Step(len(steps), error.seq, event, None)
 
 
+def _replayed(events: list[dict[str, Any]]
+              ) -> tuple[MatchReplayer, list[Step], Step | None, VerificationError | None]:
+    """Every step of the match, the one where the replay stopped included (the failing step,
+    also returned, with the check that refused it)."""
+    try:
+        seed = bytes.fromhex(events[-1]["server_seed"])
+        replayer, steps, error = replay_steps(events, seed)
+    except VerificationError as e:
+        raise DisputeError(f"the match cannot be replayed at all: {e}") from None
+    failing = _failing_step(events, steps, error)
+    if failing is None:
+        return replayer, steps, None, None
+    return replayer, [*steps, failing], failing, error
+
+
 def dispute_report(data: bytes | str, step: int, *, trusted_key: str | None = None,
                    seat_keys: Mapping[str, str] | None = None,
                    server_keys: Collection[str] | None = None) -> dict[str, Any]:
@@ -311,15 +326,7 @@ def dispute_report(data: bytes | str, step: int, *, trusted_key: str | None = No
         raise DisputeError(str(e)) from None
     events = bundle.events
     genesis = events[0]
-    try:
-        seed = bytes.fromhex(events[-1]["server_seed"])
-        replayer, steps, error = replay_steps(events, seed)
-    except VerificationError as e:
-        raise DisputeError(f"the match cannot be replayed at all: {e}") from None
-    failing = _failing_step(events, steps, error)
-    refused = None if failing is None else error
-    if failing is not None:
-        steps.append(failing)
+    replayer, steps, failing, refused = _replayed(events)
     if not 0 <= step < len(steps):
         last = len(steps) - 1
         raise DisputeError(f"step {step} does not exist: this match has steps 0 to {last}"
