@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install pyodide demo test bench bench-ledger bench-log lint clean fuzz fuzz-atheris \
+.PHONY: install pyodide browser-runtime demo test bench bench-ledger bench-log lint clean fuzz fuzz-atheris \
 	faults bench-load bench-durability adversary compiled-test
 
 ## FAIRDEAL_COMPILE=1 make install compiles games/ and verifier/ with mypyc when a C compiler is
@@ -33,33 +33,42 @@ pyodide: $(STAMP)
 
 ## The main job on the embedded default: bot matches of every game, verified offline, stored in
 ## the embedded database and served in the viewer, while bots play a few live matches on it
-## (watch them from the home page). Ctrl+C stops it all.
+## (watch them from the home page). Ctrl+C stops it all. Every seat signs and commits to a seed
+## (--signed --decline-rate 0), so every demo match reads "fair unless both players and the
+## server colluded", the strongest guarantee (tests/test_demo.py).
 demo: $(STAMP)
 	@if command -v npm >/dev/null 2>&1; then $(BIN)/python -c 'import sys; from fairdeal.web.viewer.runtime import main; sys.exit(main())'; \
 	else echo "demo: npm is not installed, so match pages cannot verify in the browser (install npm, then make pyodide)"; fi
 	rm -rf out/demo
-	$(BIN)/fairdeal simulate arcomage --deck normal -n 3 --out out/demo
-	$(BIN)/fairdeal simulate arcomage --deck infinite --battlefield "Mirror Labyrinth" -n 2 --out out/demo
-	$(BIN)/fairdeal simulate toybattle -n 2 --out out/demo
-	$(BIN)/fairdeal simulate toybattle --board "Station Metal-X" -n 2 --out out/demo
-	$(BIN)/fairdeal simulate wyrdstone -n 2 --out out/demo
-	$(BIN)/fairdeal simulate wyrdstone --param A.school=neutral --param A.patron=lich --param B.school=water -n 1 --out out/demo
-	$(BIN)/fairdeal simulate wyrdstone --param 'A.tavern=["fire-whisky","bitter-draught"]' --param 'B.tavern=["hermits-tea"]' -n 1 --out out/demo
+	$(BIN)/fairdeal simulate arcomage --deck normal -n 3 --signed --decline-rate 0 --out out/demo
+	$(BIN)/fairdeal simulate arcomage --deck infinite --battlefield "Mirror Labyrinth" -n 2 --signed --decline-rate 0 --out out/demo
+	$(BIN)/fairdeal simulate toybattle -n 2 --signed --decline-rate 0 --out out/demo
+	$(BIN)/fairdeal simulate toybattle --board "Station Metal-X" -n 2 --signed --decline-rate 0 --out out/demo
+	$(BIN)/fairdeal simulate wyrdstone -n 2 --signed --decline-rate 0 --out out/demo
+	$(BIN)/fairdeal simulate wyrdstone --param A.school=neutral --param A.patron=lich --param B.school=water -n 1 --signed --decline-rate 0 --out out/demo
+	$(BIN)/fairdeal simulate wyrdstone --param 'A.tavern=["fire-whisky","bitter-draught"]' --param 'B.tavern=["hermits-tea"]' -n 1 --signed --decline-rate 0 --out out/demo
 	$(BIN)/fairdeal verify out/demo/*.json
 	$(BIN)/fairdeal import out/demo/*.json
 	$(BIN)/fairdeal serve --quiet --host 127.0.0.1 --port 5000 & server=$$!; \
 	trap 'kill $$server 2>/dev/null' INT TERM EXIT; \
-	$(BIN)/fairdeal play --game arcomage -n 2 --pace 1.5 --no-progress & one=$$!; \
-	$(BIN)/fairdeal play --game toybattle -n 2 --pace 1.5 --no-progress & two=$$!; \
-	$(BIN)/fairdeal play --game wyrdstone -n 2 --pace 1.5 --no-progress & three=$$!; \
+	$(BIN)/fairdeal play --game arcomage -n 2 --signed --decline-rate 0 --pace 1.5 --no-progress & one=$$!; \
+	$(BIN)/fairdeal play --game toybattle -n 2 --signed --decline-rate 0 --pace 1.5 --no-progress & two=$$!; \
+	$(BIN)/fairdeal play --game wyrdstone -n 2 --signed --decline-rate 0 --pace 1.5 --no-progress & three=$$!; \
 	wait $$one $$two $$three; \
 	echo "demo: the live bot matches are over; the viewer stays on http://127.0.0.1:5000/ (Ctrl+C stops it)"; \
 	wait $$server
 
 ## The whole test suite (PostgreSQL tests need FAIRDEAL_TEST_POSTGRES_URL; .ci/run sets it).
-## The browser tests need the Pyodide runtime, so it is fetched first.
-test: $(STAMP) pyodide
+## The browser tests need the Pyodide runtime, so it is fetched first when npm can; without npm
+## or its registry they are skipped, saying why (.ci/run installs npm and requires them:
+## FAIRDEAL_REQUIRE_BROWSER=1).
+test: $(STAMP) browser-runtime
 	$(BIN)/pytest -q
+
+## The Pyodide runtime if this machine can fetch it; if not, one line says why and what is lost.
+browser-runtime: $(STAMP)
+	@$(BIN)/python -c 'import sys; from fairdeal.web.viewer.runtime import main; sys.exit(main())' \
+	|| echo "test: no Pyodide runtime (see above), so the browser verifier's tests will be skipped"
 
 ## Benchmarks live outside the test suite. bench-ledger starts gunicorn servers and uses
 ## PostgreSQL too when FAIRDEAL_TEST_POSTGRES_URL is set (or --postgres URL).

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fairdeal.verifier.keys import key_id, parse_public_key
+from fairdeal.verifier.report import counted
 
 from .run import Filters
 from .stats import ALPHA, TestResult, run_tests
@@ -64,14 +65,17 @@ class AuditReport:
     def summary(self) -> str:
         """One sentence: how many matches, how many tests, which failed."""
         ran = [r for r in self.results if r.verdict != "SKIP"]
-        words = (f"{self.tally.matches:,} verified matches audited"
+        words = (f"{counted(self.tally.matches, 'verified match', 'verified matches')} audited"
                  f"{' (' + self.filters.words() + ')' if self.filters.words() else ''}; "
-                 f"{len(ran)} tests run, {len(self.failed)} failed")
+                 f"{counted(len(ran), 'test')} run, {len(self.failed)} failed")
         if self.tally.undealt:
-            words += (f"; {self.tally.undealt:,} verified matches ended before any deal (a "
-                      "seat's committed seed was never revealed) and have nothing to count")
+            words += (f"; {counted(self.tally.undealt, 'verified match', 'verified matches')} "
+                      "ended before any deal (a seat's committed seed was never revealed) and "
+                      f"{'has' if self.tally.undealt == 1 else 'have'} nothing to count")
         if self.tally.failures:
-            words += f"; {len(self.tally.failures):,} bundles failed verification and were left out"
+            failed = len(self.tally.failures)
+            words += (f"; {counted(failed, 'bundle')} failed verification and "
+                      f"{'was' if failed == 1 else 'were'} left out")
         return words
 
     def text_lines(self, verbose: bool = False) -> list[str]:
@@ -83,10 +87,11 @@ class AuditReport:
             lines.append("Bundles that failed verification (not counted):")
             lines += [f"  FAIL: {where}: {reason}" for where, reason in self.tally.failures]
         if self.tally.apart:
-            lines.append(f"Not counted above: {sum(self.tally.apart.values()):,} bundles sealed "
+            apart = counted(sum(self.tally.apart.values()), "bundle")
+            lines.append(f"Not counted above: {apart} sealed "
                          "under other keys (anyone can seal a bundle under a key of their "
                          "own), by key:")
-            lines += [f"  key {_key_id(key)}  {key}: {count:,} bundles"
+            lines += [f"  key {_key_id(key)}  {key}: {counted(count, 'bundle')}"
                       for key, count in sorted(self.tally.apart.items())]
             if self.apart_hint and not self.others:
                 lines.append(f"  {self.apart_hint}")

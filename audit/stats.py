@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from scipy import stats
 
 from fairdeal.games import get_game
+from fairdeal.verifier.report import counted as plural
 
 from .tally import Tally, dealt_order
 
@@ -207,7 +208,7 @@ def _per_player(tally: Tally, name: str, title: str, size: Callable[[str], int],
                 p_of: Callable[[str], tuple[float, float, str]]) -> TestResult:
     tested = sorted(player for player in tally.players
                     if size(player) >= MIN_PLAYER_MATCHES)
-    counted = f"{len(tested):,} players with {MIN_PLAYER_MATCHES}+ matches"
+    counted = f"{plural(len(tested), 'player')} with {MIN_PLAYER_MATCHES}+ matches"
     if not tested:
         return _skip(name, title, counted, "no player has enough matches yet")
     results = {player: p_of(player) for player in tested}
@@ -220,7 +221,8 @@ def _per_player(tally: Tally, name: str, title: str, size: Callable[[str], int],
         detail += "; beyond chance: " + ", ".join(
             f"{player} ({results[player][2]})" for player in flagged[:10])
     return TestResult(name, title, "z" if "z" in words else "binomial", statistic,
-                      min(1.0, k * p), None, counted, detail + f" (Bonferroni over {k} players)")
+                      min(1.0, k * p), None, counted,
+                      detail + f" (Bonferroni over {plural(k, 'player')})")
 
 
 def _player_hands(tally: Tally) -> TestResult:
@@ -262,7 +264,7 @@ def _seed_tests(tally: Tally) -> Iterator[TestResult]:
 def _unsealed(tally: Tally) -> TestResult:
     name, title = "unsealed", "matches created and never sealed, by player name"
     players = sorted(p for p, r in tally.players.items() if r.created >= MIN_PLAYER_MATCHES)
-    counted = f"{len(players):,} players with {MIN_PLAYER_MATCHES}+ created matches"
+    counted = f"{plural(len(players), 'player')} with {MIN_PLAYER_MATCHES}+ created matches"
     if not any(r.created for r in tally.players.values()):
         return _skip(name, title, "no ledger counts", "only the ledger knows unsealed matches")
     if len(players) < 2:

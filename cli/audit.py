@@ -12,10 +12,13 @@ from typing import Any
 
 import click
 
+from fairdeal.verifier.report import counted
+
 from .common import checked_key, open_ledger
 from .files import write_file
 from .group import Context, cli
 from .options import bounded_int
+from .output import say, use_colour
 
 __all__ = ["audit"]
 
@@ -80,12 +83,15 @@ def _date_ms(text: str | None, option: str) -> int | None:
               help="Also write a self-contained HTML report with plots to this file.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.option("-v", "--verbose", is_flag=True, help="Every test's detail, not only failures'.")
+@click.option("--allow-empty", is_flag=True,
+              help="Exit 0 when no match passed the filters (default: exit 1, so that a job "
+                   "auditing no data does not pass).")
 @click.pass_obj
 def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str | None,
           deck: str | None, since: str | None, until: str | None, player: str | None,
           workers: int, dask_address: str | None, trusted_keys: tuple[str, ...],
           include_imported: bool, as_json: bool, html_file: str | None,
-          quiet: bool, verbose: bool) -> None:
+          quiet: bool, verbose: bool, allow_empty: bool = False) -> None:
     """Test many matches' deals for fairness: card by position, seat and player balance,
     the server seeds, and (from the ledger) matches created and never sealed.
 
@@ -98,8 +104,8 @@ def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str |
     --trusted-key keys, or without one, each key's bundles on their own. The report's first
     line says whose matches it audited.
 
-    Exit status 0 when every test passes and every bundle verifies, 1 otherwise, 2 for a
-    usage error.
+    Exit status 0 when every test passes and every bundle verifies, 1 otherwise (and when
+    nothing passed the filters, unless --allow-empty), 2 for a usage error.
     """
     pinned = tuple(dict.fromkeys(str(checked_key(key, "--trusted-key")) for key in trusted_keys))
     ledger = None
@@ -119,11 +125,15 @@ def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str |
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
+        colour = use_colour()
         for line in report.text_lines(verbose):
-            click.echo(line)
-    if not (tally.matches or tally.failures or tally.apart or tally.by_key):
-        click.echo("nothing to audit: no bundle passed the filters", err=True)
-    sys.exit(1 if report.exit_code or report.bundle_failures else 0)
+            say(line, colour)
+    empty = not (tally.matches or tally.failures or tally.apart or tally.by_key)
+    if empty:
+        click.echo("nothing to audit: no bundle passed the filters"
+                   + ("" if allow_empty else " (exit 1; --allow-empty to exit 0)"), err=True)
+    sys.exit(1 if report.exit_code or report.bundle_failures or (empty and not allow_empty)
+             else 0)
 
 
 def _filters(game: str | None, board: str | None, deck: str | None, since: str | None,
@@ -154,7 +164,7 @@ def _tally(obj: Context, ledger: Any, sources: tuple[str, ...], filters: Any, wo
         files = bundle_files(sources)
         items: Any = _read_files(files)
         total: int | None = len(files)
-        where = f"{len(files)} bundle file(s)"
+        where = counted(len(files), "bundle file")
     else:
         items = ledger.sealed_bundles()
         total = ledger.store.count_matches(game=filters.game, status=("ended", "imported"))

@@ -18,7 +18,13 @@ from pathlib import Path
 
 import click
 
-from fairdeal.client.logwatch import LogOptionError, LogServer, LogUsageError, LogWatchError
+from fairdeal.client.logwatch import (
+    LogOptionError,
+    LogServer,
+    LogUsageError,
+    LogWatchError,
+    read_state,
+)
 from fairdeal.client.monitor import run_monitor
 from fairdeal.client.witness import (
     compare_files,
@@ -26,8 +32,10 @@ from fairdeal.client.witness import (
     run_witness,
     witness_verifier_key,
 )
+from fairdeal.verifier.checkpoint import Checkpoint
 
 from .common import witness_policy
+from .files import write_file
 from .group import cli
 
 
@@ -78,8 +86,13 @@ WITNESSES_HELP = "How many of the --witness keys must have cosigned (default 1).
 @click.option("--deep", is_flag=True,
               help="Also fetch each newly sealed match's bundle and check that its genesis and "
                    "head are the ones its leaves log, and that it verifies.")
+@click.option("--save-checkpoint", "checkpoint_path", default=None,
+              type=click.Path(dir_okay=False),
+              help="Once every check held, write the checkpoint they held for (the signed "
+                   "note) to this file: a tree you trust, for `verify --checkpoint`.")
 def monitor(url: str, bundles: tuple[str, ...], state_path: str, log_key: str | None,
-            witness_texts: tuple[str, ...], quorum: int | None, deep: bool) -> None:
+            witness_texts: tuple[str, ...], quorum: int | None, deep: bool,
+            checkpoint_path: str | None = None) -> None:
     """Fetch the server's newest checkpoint, check it extends the last one seen, scan the
     leaves added since (one genesis per match id, each seal closing its own genesis; the
     leaves must make the checkpoint's tree), and check that each BUNDLE's genesis and seal
@@ -100,6 +113,12 @@ def monitor(url: str, bundles: tuple[str, ...], state_path: str, log_key: str | 
                            warn=_warn)
     if not held:
         raise SystemExit(1)
+    if checkpoint_path is not None:
+        with _said_by_click():
+            checkpoint = read_state(Path(state_path))["checkpoint"]
+        write_file(checkpoint_path, checkpoint)
+        click.echo(f"trusted checkpoint saved: {checkpoint_path} "
+                   f"(size {Checkpoint.from_note(checkpoint)[0].size})")
 
 
 _KEY_OPTION = click.option("--key", "key_path", required=True, type=click.Path(dir_okay=False),

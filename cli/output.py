@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
+import sys
 import textwrap
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -17,6 +20,36 @@ from fairdeal.verifier.report import Report
 PROSE = 30
 MIN_WRAP = 20
 _MARK = {"pass": "ok  ", "fail": "FAIL", "not-checked": " -- ", "skipped": "skip"}
+#: the colour of each verdict word on a terminal
+_COLOURS = {"OK": "green", "ok": "green", "PASS": "green", "FAIL": "red", "ALARM": "red",
+            "REFUSED": "red", "SKIP": "yellow", "skip": "yellow"}
+#: a verdict word that opens a line (``OK: file``, ``PASS  test``, ``  FAIL: file``) or a
+#: check's mark (``  [FAIL] moves: …``)
+_VERDICT = re.compile(r"^(\s*\[?)(OK|ok|PASS|FAIL|ALARM|REFUSED|SKIP|skip)(?=[:\s\]])")
+
+
+def use_colour(stream: Any = None) -> bool:
+    """Colour on a terminal only: never when ``NO_COLOR`` is set (no-color.org), always when
+    ``FORCE_COLOR`` is (a CI log that shows colours), else only when ``stream`` (default
+    standard output) is a terminal."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "") not in ("", "0"):
+        return True
+    stream = sys.stdout if stream is None else stream
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def say(line: str, colour: bool | None = None) -> None:
+    """Print one line of output, its opening verdict word (OK, FAIL, PASS, SKIP, ALARM) in
+    colour when ``use_colour()`` says so (or ``colour``)."""
+    if colour is None:
+        colour = use_colour()
+    if colour:
+        line = _VERDICT.sub(lambda m: m.group(1) + click.style(m.group(2),
+                                                               fg=_COLOURS[m.group(2)],
+                                                               bold=True), line, count=1)
+    click.echo(line, color=colour)
 
 
 def _cell(value: Any) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from fairdeal.games import get_game
+from fairdeal.verifier.report import counted
 
 from .common import checked_key, game_choice, open_ledger, server_key_of
 from .files import make_folder, write_file
@@ -193,8 +194,9 @@ def play_line(item: dict[str, Any], game: str, site: str) -> str | None:
     """The line ``play`` prints for one thing that happened (None: nothing to say)."""
     if "stats" in item:
         stats = item["stats"]
-        return (f"{stats.matches} matches, {stats.moves} moves in {stats.seconds:.2f} s: "
-                f"{stats.moves_per_second:.0f} moves/s ({stats.conflicts} conflicts); move "
+        return (f"{counted(stats.matches, 'match', 'matches')}, {counted(stats.moves, 'move')} "
+                f"in {stats.seconds:.2f} s: {stats.moves_per_second:.0f} moves/s "
+                f"({counted(stats.conflicts, 'conflict')}); move "
                 f"latency p50 {stats.latency_ms(0.5):.1f} ms, p99 {stats.latency_ms(0.99):.1f} ms")
     if "started" in item:
         match = item["started"]
@@ -207,8 +209,14 @@ def play_line(item: dict[str, Any], game: str, site: str) -> str | None:
         return f"  {move['id']} #{move['seq']} seat {seat_names[move['seat']]}: {words}"
     if "result" in item:
         outcome = outcome_words(game, item["result"], item.get("seats") or ())
-        return (f"ended:   {item['id']}  {item['moves']} moves, {outcome}  "
+        line = (f"ended:   {item['id']}  {counted(item['moves'], 'move')}, {outcome}  "
                 f"{site}/m/{item['id']}")
+        keys = item.get("seat_keys") or []
+        if keys:  # what `verify --seat-key` takes, as `simulate --signed` prints it
+            seat_names = get_game(game).seat_names
+            line += "\n  seat keys: " + " ".join(f"{seat_names[seat]}={key}"
+                                                 for seat, key in enumerate(keys))
+        return line
     return None
 
 
@@ -265,6 +273,11 @@ def keys_show(obj: Context) -> None:
               help="Seconds per action.")
 @click.option("--signed", is_flag=True,
               help="Seats register keys and sign their seeds and moves.")
+@click.option("--decline-rate", type=bounded_float(0, 1), default=0.2, show_default=True,
+              help="How likely a seat declines to add a seed of its own (one in 5). A "
+                   "declined or unsigned seed leaves the deal to the others: only --signed "
+                   "--decline-rate 0 makes every deal read \"fair unless both players and the "
+                   "server colluded\". (Live bots never let a turn run out.)")
 @click.option("--duration", type=bounded_float(0, 86_400), default=None,
               help="Start no match after this many seconds (a load run; -n is then a cap).")
 @click.option("--pace", type=bounded_float(0, 3_600), default=0.0, show_default=True,
@@ -281,7 +294,7 @@ def keys_show(obj: Context) -> None:
 def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
          turn_limit: int, signed: bool, pace: float, trusted_key: str | None,
          receipts_dir: str | None, verbose: bool, no_progress: bool,
-         duration: float | None = None) -> None:
+         duration: float | None = None, decline_rate: float = 0.2) -> None:
     """Bots play live matches against a running server through the API.
 
     Each bot checks every answer's signed receipt against what it sent, and at the end
@@ -309,7 +322,7 @@ def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
             for item in play_matches(server, game, count, concurrency=concurrency,
                                      seed=seed, turn_limit_ms=turn_limit * 1000, signed=signed,
                                      pace=pace, server_key=trusted_key, moves=verbose,
-                                     duration=duration):
+                                     duration=duration, decline_chance=decline_rate):
                 if "result" in item and folder is not None:
                     _keep_receipts(folder, item)
                 bar.echo(play_line(item, game, site))

@@ -13,8 +13,13 @@ from fairdeal.games import RulesError, SimulateOption, get_bots, get_game, get_p
 from .common import game_choice, server_key_of
 from .files import make_folder, write_file
 from .group import Context, cli
-from .options import bounded_int
+from .options import bounded_float, bounded_int
 from .output import outcome_words
+
+#: the bots' default behaviour (client/simulate.py's SimulationSettings), stated in --help
+TIMEOUT_CHANCE = 0.01
+TIMEOUT_STREAK = 0.45
+DECLINE_CHANCE = 0.2
 
 
 def _parse_params(game_name: str, pairs: tuple[str, ...], named: dict[str, str | None]) -> Any:
@@ -44,7 +49,8 @@ def _parse_params(game_name: str, pairs: tuple[str, ...], named: dict[str, str |
 
 
 #: simulate's own options: a game's parameter option of the same name is not offered
-_SIMULATE_OWN = frozenset({"param", "bots", "seed", "turn-limit", "signed", "out", "help"})
+_SIMULATE_OWN = frozenset({"param", "bots", "seed", "turn-limit", "signed", "out", "help",
+                           "timeout-rate", "decline-rate"})
 
 
 def _simulate_options() -> list[SimulateOption]:
@@ -105,13 +111,28 @@ def _named_params(game: str, given: dict[str, str | None]) -> dict[str, str | No
 @click.option("--turn-limit", type=bounded_int(1, 86_400), default=60, show_default=True,
               help=_turn_limit_help())
 @click.option("--signed", is_flag=True, help="Seats register keys and sign their moves.")
+@click.option("--timeout-rate", type=bounded_float(0, 1), default=TIMEOUT_CHANCE,
+              show_default=True,
+              help="How likely a bot lets a turn's time run out, so the server writes a "
+                   f"timeout (one turn in {round(1 / TIMEOUT_CHANCE)}; right after one, "
+                   f"{TIMEOUT_STREAK:.0%} of the next); 0 for never.")
+@click.option("--decline-rate", type=bounded_float(0, 1), default=DECLINE_CHANCE,
+              show_default=True,
+              help="How likely a seat declines to add a seed of its own (one in "
+                   f"{round(1 / DECLINE_CHANCE)}). A declined or unsigned seed leaves the deal "
+                   "to the others: only --signed --decline-rate 0 makes every deal read "
+                   "\"fair unless both players and the server colluded\".")
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Folder for the bundles, one <match id>.json each.")
 @click.pass_obj
 def simulate(obj: Context, game: str, extra: tuple[str, ...], bots: str, count: int,
-             seed: str | None, turn_limit: int, signed: bool, out: str,
-             **game_options: str | None) -> None:
-    """Play bot matches and write one sealed bundle per match."""
+             seed: str | None, turn_limit: int, signed: bool, timeout_rate: float,
+             decline_rate: float, out: str, **game_options: str | None) -> None:
+    """Play bot matches and write one sealed bundle per match.
+
+    The bots behave like people, not like the best case: by default a bot lets one turn in a
+    hundred run out and a seat declines to add its seed one time in five, and seats sign
+    nothing. `--signed --decline-rate 0` shows the strongest guarantee."""
     from fairdeal.client.simulate import SimulationSettings, simulate_matches
 
     game = game.lower()
@@ -130,7 +151,8 @@ def simulate(obj: Context, game: str, extra: tuple[str, ...], bots: str, count: 
     except RulesError as e:
         raise click.BadParameter(str(e), param_hint="--turn-limit") from None
     settings = SimulationSettings(game=game, params=params, bots=(names[0], names[1]),
-                                  turn_limit_ms=turn_limit * 1000, signed_moves=signed)
+                                  turn_limit_ms=turn_limit * 1000, signed_moves=signed,
+                                  timeout_chance=timeout_rate, decline_chance=decline_rate)
     folder = make_folder(out)
     signed_with = None
     for bundle in simulate_matches(settings, count, seed=seed, server_key=server_key):

@@ -15,12 +15,13 @@ from fairdeal.verifier.receipts import (
     ReceiptsFile,
     parse_receipts_file,
 )
+from fairdeal.verifier.report import counted
 from fairdeal.verifier.verify import UnknownSeat, verify_bytes
 
 from .common import checked_key, trusted_checkpoint, witness_policy
 from .files import read_file
 from .group import cli
-from .output import report_lines
+from .output import report_lines, say, use_colour
 from .paths import bundle_paths
 
 
@@ -81,8 +82,9 @@ def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: 
     if checkpoint_file is not None:
         checkpoint = trusted_checkpoint(read_file(checkpoint_file))
     witnesses = witness_policy(witness_texts, quorum)
-    failures = 0
+    failures = checked = 0
     reports = []
+    colour = use_colour()
     for path in bundle_paths(files, recursive):
         data = sys.stdin.buffer.read(MAX_BUNDLE_BYTES + 1) if path == "-" else read_file(path)
         try:
@@ -99,11 +101,15 @@ def verify(files: tuple[str, ...], recursive: bool, as_json: bool, trusted_key: 
         if sources:
             report.facts["pin_sources"] = sources
         failures += not report.ok
+        checked += 1
         if as_json:
             reports.append({"file": path, **report.to_json()})
         else:
             for line in report_lines(path, report, verbose):
-                click.echo(line)
+                say(line, colour)
+    if checked > 1 and not as_json:
+        # the verdict over many files, the line a person reads last
+        say(f"{counted(checked, 'file')}: {checked - failures} OK, {failures} FAIL", colour)
     if as_json:
         click.echo(json.dumps(reports if len(reports) > 1 else reports[0], indent=2,
                               ensure_ascii=False))

@@ -32,11 +32,13 @@ from fairdeal.verifier.verify import verify_bytes
 from .api import ApiClient, ApiError
 from .receipts import ReceiptBook, TamperDetected, checked_match_id, same_match
 
-__all__ = ["BOT_NAME", "BotMatch", "PlayStats", "play_match", "play_matches"]
+__all__ = ["BOT_NAME", "DECLINE_CHANCE", "BotMatch", "PlayStats", "play_match", "play_matches"]
 
 #: what the live bots call themselves (seat names "random bot 1", "random bot 2"): not the
 #: simulator's "<bot>-bot", so the viewer never labels a live match "simulated"
 BOT_NAME = "random bot"
+#: how likely a live bot declines to add a seed of its own (`fairdeal play --decline-rate`)
+DECLINE_CHANCE = 0.2
 
 #: how often a signed write is drafted again after losing the race for its position
 WRITE_TRIES = 50
@@ -97,7 +99,8 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
                pace: float = 0.0, server_key: str | None = None,
                verify: bool = True,
                on_move: Callable[[dict[str, Any]], None] | None = None,
-               on_start: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+               on_start: Callable[[dict[str, Any]], None] | None = None,
+               decline_chance: float = DECLINE_CHANCE) -> dict[str, Any]:
     """Create a match and let two random bots play it to the end through the API.
 
     Every seed goes in two steps: each seat commits (or declines), then reveals once every
@@ -113,8 +116,10 @@ def play_match(client: ApiClient, game: str, *, rng: random.Random,
     ``GET /keys``. ``on_move`` is told of each accepted move: ``{"id", "seq", "seat",
     "action", "caption"}``, the caption being the server's public one (one more GET per move,
     so only when asked). ``on_start`` is told ``{"id", "seats"}`` as soon as the match exists.
+    ``decline_chance`` is how likely each seat declines to add a seed of its own.
     """
-    match = BotMatch(client, rng, signed=signed, stats=stats, on_response=on_response)
+    match = BotMatch(client, rng, signed=signed, stats=stats, on_response=on_response,
+                     decline_chance=decline_chance)
     match.create(game, params or {}, turn_limit_ms, server_key, on_start)
     match.register_keys()
     match.add_seeds()
@@ -134,10 +139,12 @@ class BotMatch:
 
     def __init__(self, client: ApiClient, rng: random.Random, *, signed: bool = False,
                  stats: PlayStats | None = None,
-                 on_response: Callable[[Any], None] | None = None) -> None:
+                 on_response: Callable[[Any], None] | None = None,
+                 decline_chance: float = DECLINE_CHANCE) -> None:
         self.client = client
         self.rng = rng
         self.signed = signed
+        self.decline_chance = decline_chance
         self.stats = stats
         self.on_response = on_response
         #: set by ``create``: the match's id, its seats' names and tokens, the server's key
@@ -209,11 +216,12 @@ class BotMatch:
     # (3) the seeds ------------------------------------------------------------------------
 
     def add_seeds(self) -> None:
-        """Each seat commits to a seed of its own (one in five declines), and once every seat
+        """Each seat commits to a seed of its own (or declines, at ``decline_chance``: one in
+        five by default), and once every seat
         has committed or declined, each reveals its seed."""
         seeds: dict[int, str] = {}
         for seat in range(len(self.tokens)):
-            if self.rng.random() < 0.2:
+            if self.rng.random() < self.decline_chance:
                 self.write("/seed", seat, {"client_seed": None}, "client_seed",
                            {"client_seed": None})
                 continue
@@ -376,7 +384,8 @@ def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
                  signed: bool = False, pace: float = 0.0,
                  server_key: str | None = None,
                  moves: bool = False,
-                 duration: float | None = None) -> Iterator[dict[str, Any]]:
+                 duration: float | None = None,
+                 decline_chance: float = DECLINE_CHANCE) -> Iterator[dict[str, Any]]:
     """Play ``count`` matches, ``concurrency`` at a time, and yield what happens in order:
     ``{"started": {"id", "seats"}}`` when a match is created, ``{"move": ...}`` for each move
     (only with ``moves``; see play_match's ``on_move``), each match's result (play_match's
@@ -411,7 +420,8 @@ def play_matches(base_url: str, game: str, count: int, *, concurrency: int = 1,
                 news.append(play_match(client, game, rng=random.Random(match_seed),
                                        turn_limit_ms=turn_limit_ms, signed=signed,
                                        stats=stats, pace=pace, server_key=server_key,
-                                       on_start=started, on_move=moved if moves else None))
+                                       on_start=started, on_move=moved if moves else None,
+                                       decline_chance=decline_chance))
             except BaseException as e:  # noqa: BLE001  surfaced to the caller below
                 errors.append(e)
                 return

@@ -23,7 +23,7 @@ from fairdeal.verifier.logleaf import genesis_leaf, seal_leaf
 from fairdeal.verifier.logscan import LogScan, ScanError, Sealed
 from fairdeal.verifier.merkle import ProofError, leaf_hash, verify_inclusion
 from fairdeal.verifier.note import VerifierKey
-from fairdeal.verifier.report import VerificationError
+from fairdeal.verifier.report import VerificationError, counted
 from fairdeal.verifier.verify import chain_hashes, verify_bytes
 
 from .api import ApiError
@@ -137,11 +137,12 @@ def scan_leaves(server: LogServer, state: dict[str, Any], checkpoint: Checkpoint
         alarms.append(f"ALARM: the leaves the server lists are not the tree its checkpoint "
                       f"signs ({checkpoint.describe()})")
     created, sealed_count = scan.counts()
-    lines = [f"leaves {first} to {scan.size - 1} scanned: {created} match ids created, "
+    lines = [f"leaves {first} to {scan.size - 1} scanned: {counted(created, 'match id')} created, "
              f"{sealed_count} sealed, each once" if scan.size > first
              else "no new leaves to scan"]
     if deep:
-        lines.append(f"deep: {deep_checked} sealed match bundle(s) checked against their leaves")
+        lines.append(f"deep: {counted(deep_checked, 'sealed match bundle')} checked against "
+                     "their leaves")
     return lines, alarms, scan.to_json()
 
 

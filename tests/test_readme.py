@@ -52,6 +52,7 @@ def test_using_it_runs_as_written(tmp_path: Path) -> None:
     # verified twice: first unpinned (and said so), then pinned to `keys show`'s key
     assert len(mine) == 2 and "not pinned" in mine[0] and "not pinned" not in mine[1]
     assert re.search(r"^OK: matches/fda131a7e0492ec7\.json .*\), key [0-9a-f]+\)$", out, re.M)
+    assert "11 files: 11 OK, 0 FAIL" in out  # matches/ and mine/: the count after the verdicts
     assert out.count("ended:") == 3 and out.count("started:") == 3
     assert out.count("already stored: ") == 10
     assert "step 17 (event " in out
@@ -71,3 +72,39 @@ def test_the_tamper_example_fails_every_file_and_only_bundles() -> None:
     verdicts = re.findall(r"^(OK|FAIL): (\S+)", result.stdout, re.M)
     assert [path for _, path in verdicts] == files
     assert {verdict for verdict, _ in verdicts} == {"FAIL"}
+
+
+def test_the_transparency_log_block_runs_as_written(tmp_path: Path) -> None:
+    """The log block in a fresh folder, as written: the only change is the server's port (a
+    free one instead of 5000, since tests run side by side)."""
+    fairdeal = Path(sys.executable).with_name("fairdeal")
+    if not fairdeal.exists():
+        pytest.skip("the fairdeal command is not installed beside this Python (make install)")
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "fairdeal").symlink_to(fairdeal)
+    port = free_port()
+    env = {name: value for name, value in os.environ.items()
+           if not name.startswith("FAIRDEAL_")}
+    env.update(FAIRDEAL_DATA_DIR=str(tmp_path / "data"), FAIRDEAL_PORT=str(port),
+               FAIRDEAL_SERVER=f"http://127.0.0.1:{port}")
+    block = _block("The transparency log: every match")
+    assert block.count("http://127.0.0.1:5000") == 4
+    script = ("set -euo pipefail\nset -m\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n"
+              + block.replace("http://127.0.0.1:5000", f"http://127.0.0.1:{port}"))
+    result = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True,
+                            text=True, timeout=600)
+    out, err = result.stdout, result.stderr
+    assert result.returncode == 0, out[-3000:] + err[-3000:]
+    assert "Traceback" not in out + err
+    assert "ALARM" not in out + err and "FAIL" not in out
+    # the one warning the README names, and not the one it says a listed witness avoids
+    assert "first use: trusting the log key" in err
+    assert "did not take the cosignature" not in err, err
+    assert "cosignature handed to" in err
+    assert re.search(r"^trusted checkpoint saved: trusted\.checkpoint \(size \d+\)$", out, re.M)
+    assert re.search(r"^OK: logged\.json: genesis leaf \d+ and seal leaf \d+", out, re.M)
+    assert len(re.findall(r"^OK: logged\.json  \(arcomage", out, re.M)) == 2
+    assert "fair unless both players and the server colluded" in out
+    assert (tmp_path / "trusted.checkpoint").read_text().startswith("fairdeal.log/")
+    assert "consistent" in out.splitlines()[-1] or "same" in out.splitlines()[-1]
+

@@ -36,6 +36,7 @@ from datetime import UTC, datetime
 from .errors import FairdealError
 from .merkle import HASH_SIZE
 from .note import COSIGNATURE, Note, NoteError, VerifierKey, cosigners
+from .report import counted
 
 __all__ = ["PROOF_HEADER", "Checkpoint", "CheckpointError", "TlogProof", "WitnessError",
            "WitnessPolicy"]
@@ -210,14 +211,16 @@ class WitnessPolicy:
                                  "is one witness, whatever its name)")
             publics.add(witness.public_raw)
         if not 1 <= self.quorum <= len(self.witnesses):
-            raise ValueError(f"at least {self.quorum} witness(es) cannot sign when "
+            wanted = counted(self.quorum, "witness", "witnesses")
+            raise ValueError(f"at least {wanted} cannot sign when "
                              f"{len(self.witnesses)} are named: the number is from 1 to "
                              f"{len(self.witnesses)}")
 
     def asked(self) -> str:
         """Who is asked for, in words."""
         names = ", ".join(_witness_words(witness) for witness in self.witnesses)
-        return f"at least {self.quorum} of {len(self.witnesses)} witness(es): {names}"
+        return (f"at least {self.quorum} of "
+                f"{counted(len(self.witnesses), 'witness', 'witnesses')}: {names}")
 
     def check(self, note: Note) -> str:
         """Check the cosignatures on a checkpoint's note; return the line for people, which
@@ -233,5 +236,6 @@ class WitnessPolicy:
             raise WitnessError(f"the checkpoint is cosigned by {len(signed)} of the witnesses "
                                f"asked for, {self.quorum} needed; asked for {self.asked()}; "
                                f"signed: {who}")
-        return f"cosigned by {len(signed)} of {len(self.witnesses)} witness(es) " \
+        return f"cosigned by {len(signed)} of " \
+               f"{counted(len(self.witnesses), 'witness', 'witnesses')} " \
                f"({self.quorum} needed): {who}"

@@ -20,9 +20,9 @@ from fairdeal.games import RulesError, get_plugin
 from .bundle import Bundle, InvalidBundle
 from .errors import FairdealError
 from .keys import InvalidKey, key_id
-from .protocol import PLAY_TYPES, event_hash
+from .protocol import PLAY_TYPES, event_hash, utc_time
 from .replay import MatchReplayer, Step, replay_steps
-from .report import Report, VerificationError
+from .report import Failure, Report, VerificationError
 from .verify import verify_bundle
 
 __all__ = ["V1_INFLUENCE", "DisputeError", "NoSuchStep", "deal_influence", "dispute_report",
@@ -66,11 +66,24 @@ def _svgs(game: Any, state: Any) -> dict[str, str] | None:
     return {name: str(game.render_svg(state, seat)) for seat, name in enumerate(game.seat_names)}
 
 
-def _rule(game: Any, before: Any, event: Mapping[str, Any] | None, seat_name: str) -> str:
+def _rule(game: Any, before: Any, event: Mapping[str, Any] | None, seat_name: str,
+          refused: VerificationError | None = None) -> str:
+    """The rule applied at a step in words; for the step verification refuses (``refused``:
+    the check that failed there), what the recorded event claims, and why it cannot be."""
+    if refused is not None and event is not None:
+        if event["type"] == "move" and before is not None \
+                and game.current_seat(before) != event.get("seat"):
+            claimed = f"{seat_name or 'a seat'} plays {event.get('action')!r}, out of turn"
+        else:
+            claimed = _rule(game, before, event, seat_name)
+        return (f"This step fails the {refused.check} check: {refused.reason}. The event "
+                f"records: {claimed}. The replay stops here: nothing after it is applied")
     if event is None:
         return ("the deal: every shuffle and draw of the setup, re-derived from the deal seed "
                 "(the server seed mixed with the client seeds)")
     kind = event["type"]
+    if kind == "move" and before is None:  # a move before the deal: no state to read it on
+        return f"{seat_name or 'a seat'} moves {event.get('action')!r} before the deal was made"
     if kind == "move":
         try:
             action = game.parse_action(event["action"])
@@ -78,6 +91,8 @@ def _rule(game: Any, before: Any, event: Mapping[str, Any] | None, seat_name: st
         except (ValueError, KeyError, AssertionError) as e:
             return f"the recorded move {event['action']!r} is not a move of this game here ({e})"
         return words + _quote(game, action)
+    if kind not in PLAY_TYPES:  # a seat's key or seed event, before the deal
+        return f"{seat_name or 'the server'} wrote a {kind.replace('_', ' ')} event"
     if kind == "timeout":
         return (f"{seat_name} let the turn's time run out; the server wrote a timeout and the "
                 "rules' timeout applied (docs/rules: what a timeout does in this game)")
@@ -203,16 +218,52 @@ def _timing(replayer: MatchReplayer, events: list[dict[str, Any]],
     if event is None:
         return None
     seq = event["seq"]
-    previous = events[seq - 1]["ts"] if seq > 0 else event["ts"]
+    previous = events[seq - 1]["ts"] if 0 < seq <= len(events) else event["ts"]
     elapsed = event["ts"] - previous
     limit = replayer.turn_limit_ms
     return {
-        "server_ts": event["ts"], "previous_ts": previous, "elapsed_ms": elapsed,
+        "server_ts": event["ts"], "server_time": utc_time(event["ts"]),
+        "previous_ts": previous, "elapsed_ms": elapsed,
         "turn_limit_ms": limit,
         "within_limit": None if limit is None else elapsed <= limit,
         "client_ts": event.get("client_ts"),
+        "client_time": utc_time(event["client_ts"]) if "client_ts" in event else None,
         "client_elapsed_ms": (event["client_ts"] - previous if "client_ts" in event else None),
     }
+
+
+def _state_before(steps: list[Step], seq: int | None) -> Any:
+    """The state the event ``seq`` was played on: the last step before it."""
+    earlier = [step for step in steps if seq is None or step.seq < seq]
+    return earlier[-1].state if earlier else None
+
+
+def _expected(failure: Failure, recorded: Mapping[str, Any] | None,
+              events: list[dict[str, Any]], steps: list[Step],
+              replayer: MatchReplayer) -> Any:
+    """What the rules expected where the recorded event diverges, as far as the check says."""
+    seq = failure.seq
+    if failure.check == "chain" and seq is not None and 0 < seq < len(events):
+        return {"seq": seq, "prev": event_hash(events[seq - 1], checked=False)}
+    if recorded is None:
+        return None
+    if recorded["type"] in PLAY_TYPES and failure.check == "moves":
+        state = _state_before(steps, seq)
+        game = replayer.game
+        to_act = None if state is None else game.current_seat(state)
+        if to_act is not None:
+            return {"seat to act": game.seat_names[to_act],
+                    "legal actions": [game.action_to_json(a) for a in game.legal_actions(state)]}
+    if failure.check == "timers" and seq is not None and 0 < seq < len(events):
+        previous = events[seq - 1]["ts"]
+        limit = replayer.turn_limit_ms
+        expected = {"not before": utc_time(previous)}
+        if limit is not None and recorded["type"] in PLAY_TYPES:
+            expected["not after"] = utc_time(previous + limit)
+        return expected
+    if recorded["type"] == "reveal" and replayer.outcome is not None:
+        return {"result": replayer.outcome.to_json()}
+    return None
 
 
 def _divergence(report: Report, events: list[dict[str, Any]], steps: list[Step],
@@ -222,21 +273,40 @@ def _divergence(report: Report, events: list[dict[str, Any]], steps: list[Step],
         return None
     seq = failure.seq
     recorded = events[seq] if seq is not None and 0 <= seq < len(events) else None
-    expected: Any = None
-    if failure.check == "chain" and seq is not None and 0 < seq < len(events):
-        expected = {"seq": seq, "prev": event_hash(events[seq - 1], checked=False)}
-    elif recorded is not None and recorded["type"] in PLAY_TYPES and steps:
-        state = steps[-1].state
-        game = replayer.game
-        to_act = game.current_seat(state)
-        if to_act is not None:
-            expected = {"seat to act": game.seat_names[to_act],
-                        "legal actions": [game.action_to_json(a)
-                                          for a in game.legal_actions(state)]}
-    elif recorded is not None and recorded["type"] == "reveal" and replayer.outcome is not None:
-        expected = {"result": replayer.outcome.to_json()}
-    return {"check": failure.check, "seq": seq, "reason": failure.reason,
-            "recorded": recorded, "expected": expected}
+    step = next((s.number for s in steps if s.seq == seq and s.number > 0), None)
+    return {"check": failure.check, "seq": seq, "reason": failure.reason, "step": step,
+            "recorded": recorded,
+            "expected": _expected(failure, recorded, events, steps, replayer)}
+
+
+def _failing_step(events: list[dict[str, Any]], steps: list[Step],
+                  error: VerificationError | None) -> Step | None:
+    """The event the replay stopped at, as one more step with no state after it, so that the
+    step where the cheat is can be disputed like any other: a play after the last step, or,
+    when the match broke before its deal (a seed event), step 0 itself."""
+    if error is None or error.seq is None:
+        return None
+    last = steps[-1].seq if steps else 0
+    event = next((e for e in events[1:] if e.get("seq") == error.seq and error.seq > last),
+                 None)
+    if event is None or (steps and event.get("type") not in PLAY_TYPES):
+        return None
+    return Step(len(steps), error.seq, event, None)
+
+
+def _replayed(events: list[dict[str, Any]]
+              ) -> tuple[MatchReplayer, list[Step], Step | None, VerificationError | None]:
+    """Every step of the match, the one where the replay stopped included (the failing step,
+    also returned, with the check that refused it)."""
+    try:
+        seed = bytes.fromhex(events[-1]["server_seed"])
+        replayer, steps, error = replay_steps(events, seed)
+    except VerificationError as e:
+        raise DisputeError(f"the match cannot be replayed at all: {e}") from None
+    failing = _failing_step(events, steps, error)
+    if failing is None:
+        return replayer, steps, None, None
+    return replayer, [*steps, failing], failing, error
 
 
 def dispute_report(data: bytes | str, step: int, *, trusted_key: str | None = None,
@@ -261,11 +331,7 @@ def dispute_report(data: bytes | str, step: int, *, trusted_key: str | None = No
         raise DisputeError(str(e)) from None
     events = bundle.events
     genesis = events[0]
-    try:
-        seed = bytes.fromhex(events[-1]["server_seed"])
-        replayer, steps, _ = replay_steps(events, seed)
-    except VerificationError as e:
-        raise DisputeError(f"the match cannot be replayed at all: {e}") from None
+    replayer, steps, failing, refused = _replayed(events)
     if not 0 <= step < len(steps):
         last = len(steps) - 1
         raise NoSuchStep(f"step {step} does not exist: this match has steps 0 to {last}"
@@ -273,8 +339,10 @@ def dispute_report(data: bytes | str, step: int, *, trusted_key: str | None = No
     game = replayer.game
     current = steps[step]
     before = steps[step - 1].state if step > 0 else None
-    event = current.event if step > 0 else None
-    seat_name = (replayer.seat_name(event["seat"]) if event is not None else "")
+    event = current.event if step > 0 or current is failing else None
+    seat_name = (replayer.seat_name(event["seat"])
+                 if event is not None and 0 <= event.get("seat", -1) < replayer.seats else "")
+    divergence = _divergence(report, events, steps, replayer)
     return {
         "match_id": genesis["match_id"], "game": game.name, "game_title": game.title,
         "rules_version": genesis["rules_version"], "params": genesis["params"],
@@ -284,8 +352,13 @@ def dispute_report(data: bytes | str, step: int, *, trusted_key: str | None = No
         "step": step, "last_step": len(steps) - 1, "seq": current.seq,
         "event": event,
         "verification": report.to_json(),
-        "divergence": _divergence(report, events, steps, replayer),
-        "rule": _rule(game, before, event, seat_name),
+        "divergence": divergence,
+        # the step the replay stopped at (its state after is None), or the step of the
+        # first failing event: where the report has to be read
+        "failing_step": (failing.number if failing is not None
+                         else None if divergence is None else divergence["step"]),
+        "rule": _rule(game, before, event, seat_name,
+                      refused=refused if current is failing else None),
         "signers": _signers(report, bundle, replayer, event, seat_keys, server_keys),
         "timing": _timing(replayer, events, event),
         "deal_influence": deal_influence(report, genesis),

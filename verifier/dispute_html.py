@@ -58,14 +58,14 @@ def _timing(timing: dict[str, Any] | None) -> str:
         return "<p>The deal has no turn to time.</p>"
     limit = timing["turn_limit_ms"]
     words = (f"{timing['elapsed_ms']:,} ms after the previous event by the server's clock "
-             f"(event stamped {timing['server_ts']})")
+             f"(event stamped {timing['server_time']})")
     if limit is None:
         words += "; the match has no turn limit"
     else:
         words += (f", against a turn limit of {limit:,} ms: "
                   f"{'within the limit' if timing['within_limit'] else 'past the limit'}")
     if timing["client_ts"] is not None:
-        words += (f". The player's signed clock says {timing['client_ts']} "
+        words += (f". The player's signed clock says {timing['client_time']} "
                   f"({timing['client_elapsed_ms']:,} ms after the previous event); the "
                   "server's time governs the deadline")
     else:
@@ -73,9 +73,10 @@ def _timing(timing: dict[str, Any] | None) -> str:
     return f"<p>{escape(words)}.</p>"
 
 
-def _boards(title: str, svgs: dict[str, str] | None) -> str:
+def _boards(title: str, svgs: dict[str, str] | None,
+            missing: str = "Before the deal there is no board.") -> str:
     if svgs is None:
-        return f"<h3>{escape(title)}</h3><p>Before the deal there is no board.</p>"
+        return f"<h3>{escape(title)}</h3><p>{escape(missing)}</p>"
     figures = "".join(f"<figure>{svg}<figcaption>as seat {escape(seat)} sees it"
                       "</figcaption></figure>" for seat, svg in svgs.items())
     return f"<h3>{escape(title)}</h3><div class=boards>{figures}</div>"
@@ -102,9 +103,13 @@ def dispute_html(report: dict[str, Any]) -> str:
         parts.append(f"<h2>Who could have influenced this deal</h2><p class=influence>"
                      f"{escape(influence['text'])}</p>")
     divergence = report["divergence"]
+    failing = report["failing_step"]
     if divergence is not None:
+        here = ("this step" if failing == step
+                else f"step {failing}" if failing is not None else None)
         parts += [f"<h2>First diverging event: event {divergence['seq']} "
-                  f"({escape(divergence['check'])} check)</h2>",
+                  f"({escape(divergence['check'])} check)"
+                  + (f", {here}" if here else "") + "</h2>",
                   f"<p>{escape(divergence['reason'])}</p><h3>Recorded</h3>",
                   _json(divergence["recorded"]), "<h3>Expected</h3>",
                   _json(divergence["expected"]) if divergence["expected"] is not None
@@ -117,7 +122,9 @@ def dispute_html(report: dict[str, Any]) -> str:
         "<h2>Timing</h2>", _timing(report["timing"]),
         "<h2>The state before and after, from each seat's point of view</h2>",
         _boards("Before" if step else "Before (none: this is the deal)", report["svg_before"]),
-        _boards("After", report["svg_after"]),
+        _boards("After", report["svg_after"],
+                "None: the rules refuse this step, so the match stops before it (see the "
+                "diverging event above)."),
         "<details><summary>Each seat's view as data</summary>",
         "<h3>Before</h3>", _json(report["before"]), "<h3>After</h3>", _json(report["after"]),
         "</details>",

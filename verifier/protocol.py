@@ -11,6 +11,7 @@ import hashlib
 import hmac
 import re
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from .canonical import canonical_bytes, canonical_bytes_trusted
@@ -19,6 +20,7 @@ from .rng import RandomStream
 
 __all__ = [
     "seat_index",
+    "utc_time",
     "BUNDLE_FORMAT",
     "EVENT_TYPES",
     "MIN_SEATING_MS",
@@ -185,3 +187,17 @@ def seat_index(seat_names: Sequence[str], label: str) -> int | None:
         return int(text) if int(text) < len(seat_names) else None
     names = [name.lower() for name in seat_names]
     return names.index(text) if text in names else None
+
+
+def utc_time(ms: int) -> str:
+    """An event's time (integer milliseconds since 1970, UTC) in words for people: ISO 8601 in
+    UTC, to the millisecond. Data (``--json``, bundles) keeps the number.
+
+    >>> utc_time(1767225635558)
+    '2026-01-01T00:00:35.558Z'
+    """
+    try:
+        moment = datetime.fromtimestamp(ms / 1000, UTC)
+    except (OverflowError, OSError, ValueError):  # beyond datetime's years: the number itself
+        return f"{ms} ms since 1970"
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"

@@ -30,7 +30,7 @@ from typing import Any
 from .bundle import Bundle, InvalidBundle, parse_json
 from .errors import FairdealError
 from .keys import InvalidKey, key_id, parse_public_key, verify_signature
-from .protocol import receipt_message, seat_index
+from .protocol import receipt_message, seat_index, utc_time
 from .report import VerificationError
 
 __all__ = ["PIN_FROM_OPTION", "PIN_FROM_RECEIPTS", "RECEIPTS_FORMAT", "InvalidReceipts",
@@ -272,13 +272,13 @@ def check_receipts(bundle: Bundle, hashes: Sequence[str], receipts: Sequence[Rec
         if receipt.seq >= len(hashes):
             raise VerificationError(
                 "receipts", f"the server signed a receipt for event {receipt.seq} (at "
-                f"{receipt.ts} ms), but this bundle ends at event {len(hashes) - 1}: an event "
-                "the server accepted is missing (server-signed proof of tampering)",
+                f"{utc_time(receipt.ts)}), but this bundle ends at event {len(hashes) - 1}: "
+                "an event the server accepted is missing (server-signed proof of tampering)",
                 len(hashes) - 1)
         if hashes[receipt.seq] != receipt.event:
             raise VerificationError(
                 "receipts", f"the server signed a receipt for event {receipt.seq} with hash "
-                f"{receipt.event[:16]}… (at {receipt.ts} ms), but in this bundle event "
+                f"{receipt.event[:16]}… (at {utc_time(receipt.ts)}), but in this bundle event "
                 f"{receipt.seq} hashes to {hashes[receipt.seq][:16]}…: the event the server "
                 "accepted was changed or replaced (server-signed proof of tampering)",
                 receipt.seq)

@@ -14,7 +14,15 @@ from typing import Any
 from fairdeal.games import Game, Outcome, RulesError, TurnTimer, get_rules
 
 from .influence import SeatSeed, deal_influence
-from .protocol import EVENT_TYPES, PLAY_TYPES, deal_seed, ply_stream, rules_hash, setup_stream
+from .protocol import (
+    EVENT_TYPES,
+    PLAY_TYPES,
+    deal_seed,
+    ply_stream,
+    rules_hash,
+    setup_stream,
+    utc_time,
+)
 from .report import VerificationError
 from .seating import SEATING_TYPES, Seating
 
@@ -235,7 +243,7 @@ class MatchReplayer:
         ts = event["ts"]
         if ts < self.last_ts:
             raise VerificationError(
-                "timers", f"the clock runs backwards: this event is stamped {ts}, "
+                "timers", f"the clock runs backwards: this event is stamped {utc_time(ts)}, "
                 f"{self.last_ts - ts} ms before the event before it", seq)
         handler = _HANDLERS.get("_on_" + kind)
         if handler is None:  # the genesis has no handler: it came first, or it is a second one

@@ -7,7 +7,8 @@ from typing import Any
 
 from .errors import FairdealError
 
-__all__ = ["CHECKS", "OPTIONAL_CHECKS", "CheckResult", "Failure", "Report", "VerificationError"]
+__all__ = ["CHECKS", "OPTIONAL_CHECKS", "CheckResult", "Failure", "Report", "VerificationError",
+           "counted"]
 
 #: every check, in the order it runs, with what it means in one line for people
 CHECKS: tuple[tuple[str, str], ...] = (
@@ -40,6 +41,15 @@ CHECKS: tuple[tuple[str, str], ...] = (
 #: otherwise they are "skipped"
 OPTIONAL_CHECKS = frozenset({"receipts", "log"})
 _TITLES = dict(CHECKS)
+
+
+def counted(count: int, noun: str, nouns: str | None = None) -> str:
+    """A count and its noun, singular for one: words for people in every layer.
+
+    >>> counted(1, "match"), counted(2, "match", "matches"), counted(1_200, "player")
+    ('1 match', '2 matches', '1,200 players')
+    """
+    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
 
 
 class VerificationError(FairdealError):

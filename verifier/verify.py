@@ -18,7 +18,7 @@ from .logcheck import check_log
 from .protocol import ZERO_HASH, commitment, event_hash, head_message, seat_index
 from .receipts import Receipt, check_receipts
 from .replay import MatchReplayer
-from .report import Report, VerificationError
+from .report import Report, VerificationError, counted
 
 __all__ = ["UnknownSeat", "chain_hashes", "verify_bundle", "verify_bytes", "verify_replayed"]
 
@@ -230,8 +230,8 @@ def _replay(report: Report, bundle: Bundle, replayer: MatchReplayer,
     report.passed("timing", f"commitment at event 0; {added} of {replayer.seats} client "
                   "seeds, all before the first move; one reveal, last")
     if replayer.started:
-        report.passed("deal", f"deal seed mixes the server seed with {added} client "
-                      "seed(s)")
+        report.passed("deal", "deal seed mixes the server seed with "
+                      + counted(added, "client seed"))
     else:
         report.passed("deal", "no deal: the match ended before it (a seed not revealed)")
     report.passed("moves", f"{replayer.plies} plays checked under "
@@ -256,7 +256,7 @@ def _check_receipts(report: Report, bundle: Bundle, hashes: list[str],
     checked = check_receipts(bundle, hashes, receipts or (), receipts_for)
     report.facts["receipts"] = {"checked": checked, "match_id": match_id}
     if checked:
-        report.passed("receipts", f"{checked} server-signed receipt(s) for match "
+        report.passed("receipts", f"{counted(checked, 'server-signed receipt')} for match "
                       f"{match_id} match this bundle")
     else:
         report.skipped("receipts", "the receipts file of this match holds no receipt")

@@ -125,7 +125,7 @@ def test_a_forfeited_match_is_counted_as_ended_without_a_deal(tmp_path) -> None:
     honest = list(resigned_bundles("arcomage", 3, seed=24))
     tally = audit_bundles([("forfeit", ledger.bundle(match_id)), *honest])
     assert tally.failures == [] and tally.matches == 3 and tally.undealt == 1
-    assert "1 verified matches ended before any deal" in build_report(tally).summary()
+    assert "1 verified match ended before any deal" in build_report(tally).summary()
 
 
 def test_a_server_that_abandons_a_players_weak_deals_fails_the_unsealed_test() -> None:

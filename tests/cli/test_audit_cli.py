@@ -46,7 +46,7 @@ def test_honest_bundles_pass_with_exit_0_and_a_line_a_test(folder: Path) -> None
 def test_a_failing_bundle_is_listed_and_gives_exit_1(folder: Path) -> None:
     result = _run("audit", str(folder), str(FIXTURES / "tampered" / "wrong-seat.json"))
     assert result.exit_code == 1
-    assert "1 bundles failed verification and were left out" in result.output
+    assert "1 bundle failed verification and was left out" in result.output
     assert "FAIL: " in result.output and "wrong-seat.json: moves check failed" in result.output
 
 

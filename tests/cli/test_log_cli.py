@@ -215,7 +215,7 @@ def test_a_witness_cosigns_and_the_monitor_checks_it(servers: Any, tmp_path: Pat
     monitored = run("log", "monitor", a.url, "--state", str(tmp_path / "m.json"),
                     "--witness", servers.witness_key.text())
     assert monitored.exit_code == 0, monitored.output
-    assert "cosigned by 1 of 1 witness(es) (1 needed): witness.test/w1" in monitored.output
+    assert "cosigned by 1 of 1 witness (1 needed): witness.test/w1" in monitored.output
 
 
 def test_a_forged_cosignature_is_refused(servers: Any, tmp_path: Path) -> None:
@@ -295,3 +295,23 @@ def test_keys_show_names_a_bad_log_origin(tmp_path: Path,
     monkeypatch.setenv("FAIRDEAL_LOG_ORIGIN", "bad origin")
     shown = run("--data-dir", str(tmp_path), "keys", "show")
     assert shown.exit_code == 1 and "FAIRDEAL_LOG_ORIGIN: a key name is non-empty" in shown.output
+
+
+def test_the_monitor_saves_the_checkpoint_it_checked_and_only_then(servers: Any,
+                                                                   tmp_path: Path) -> None:
+    a = servers("a")
+    match_id = a.finished_match()
+    state, saved = tmp_path / "monitor.json", tmp_path / "trusted.checkpoint"
+    held = run("log", "monitor", a.url, "--state", str(state), "--save-checkpoint", str(saved))
+    assert held.exit_code == 0, held.output
+    assert f"trusted checkpoint saved: {saved} (size 2)" in held.output
+    assert saved.read_text() == json.loads(state.read_text())["checkpoint"]
+    bundle = tmp_path / "match.json"
+    bundle.write_bytes(a.ledger.bundle(match_id))
+    assert run("verify", "--checkpoint", str(saved), str(bundle)).exit_code == 0
+    # a check that does not hold saves nothing: the file keeps the tree last trusted
+    before = saved.read_text()
+    a.lies["/api/v1/log/checkpoint"] = b"not a checkpoint"
+    alarm = run("log", "monitor", a.url, "--state", str(state), "--save-checkpoint", str(saved))
+    assert alarm.exit_code == 1 and "ALARM" in alarm.output
+    assert "trusted checkpoint saved" not in alarm.output and saved.read_text() == before

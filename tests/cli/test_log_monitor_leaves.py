@@ -27,7 +27,7 @@ def test_the_monitor_alarms_for_a_match_id_dealt_twice(servers: Any, tmp_path: P
     state = tmp_path / "monitor.json"
     honest = run("log", "monitor", a.url, "--state", str(state))
     assert honest.exit_code == 0, honest.output
-    assert "leaves 0 to 1 scanned: 1 match ids created, 1 sealed, each once" in honest.output
+    assert "leaves 0 to 1 scanned: 1 match id created, 1 sealed, each once" in honest.output
     match_id, _ = redeal(a.ledger, a.engine)
     # the bundle alone cannot show it: its genesis and seal are both in the log
     bundle = tmp_path / "redealt.json"
@@ -110,7 +110,7 @@ def test_deep_checks_each_sealed_match_s_bundle(servers: Any, tmp_path: Path) ->
     kept, other = a.finished_match(), a.finished_match()
     deep = run("log", "monitor", a.url, "--state", str(tmp_path / "deep.json"), "--deep")
     assert deep.exit_code == 0, deep.output
-    assert "deep: 2 sealed match bundle(s) checked against their leaves" in deep.output
+    assert "deep: 2 sealed match bundles checked against their leaves" in deep.output
     # the server answers for one match with the bundle of another
     a.lies[f"/api/v1/matches/{kept}/bundle"] = a.ledger.bundle(other)
     swapped = run("log", "monitor", a.url, "--state", str(tmp_path / "s.json"), "--deep")

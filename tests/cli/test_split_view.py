@@ -205,7 +205,7 @@ def test_verify_with_witnesses_takes_an_honest_cosignature(world: Any, tmp_path:
         assert f"\u2014 {W1} " in proof
     ok = _verify(bundle, "--witness", world.w1.vkey)
     assert ok.exit_code == 0, ok.output
-    assert f"cosigned by 1 of 1 witness(es) (1 needed): {W1}" in ok.output
+    assert f"cosigned by 1 of 1 witness (1 needed): {W1}" in ok.output
     # one of two is enough by default
     assert _verify(bundle, "--witness", world.w1.vkey, "--witness", world.w2.vkey).exit_code == 0
     # without --witness, both bundles verify as before
@@ -214,7 +214,7 @@ def test_verify_with_witnesses_takes_an_honest_cosignature(world: Any, tmp_path:
     missing = _verify(unwitnessed, "--witness", world.w1.vkey)
     assert missing.exit_code == 1
     assert "log check failed: the checkpoint is cosigned by 0 of the witnesses asked for, 1 " \
-           f"needed; asked for at least 1 of 1 witness(es): {W1}" in missing.output
+           f"needed; asked for at least 1 of 1 witness: {W1}" in missing.output
     assert "signed: none of them" in missing.output
     assert f"fairdeal export {match_id} --log-size N" in missing.output
     # the wrong witness
@@ -233,7 +233,7 @@ def test_verify_with_witnesses_takes_an_honest_cosignature(world: Any, tmp_path:
     bundle.write_bytes(a.ledger.bundle(match_id))
     both = _verify(bundle, "--witness", world.w1.vkey, "--witness", world.w2.vkey,
                    "--witnesses", "2")
-    assert both.exit_code == 0 and "cosigned by 2 of 2 witness(es)" in both.output
+    assert both.exit_code == 0 and "cosigned by 2 of 2 witnesses" in both.output
 
 
 def test_export_embeds_the_newest_cosigned_tree_that_holds_the_match(world: Any,
@@ -344,7 +344,7 @@ def test_the_monitor_requires_the_witnesses(world: Any, tmp_path: Path) -> None:
     assert world.w1.cosign(a.url).exit_code == 0
     accepted = monitor(a.url, state, "--witness", world.w1.vkey)
     assert accepted.exit_code == 0, accepted.output
-    assert f"cosigned by 1 of 1 witness(es) (1 needed): {W1}" in accepted.output
+    assert f"cosigned by 1 of 1 witness (1 needed): {W1}" in accepted.output
     before = state.read_text()
     two = monitor(a.url, state, "--witness", world.w1.vkey, "--witness", world.w2.vkey,
                   "--witnesses", "2")

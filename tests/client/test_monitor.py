@@ -41,7 +41,7 @@ def test_an_honest_log_passes_and_is_remembered(servers: Any, tmp_path: Path) ->
     assert run_monitor(LogServer.at(a.url), state, bundles=[str(bundle)], say=said.append,
                        warn=warned.append)
     assert said[0].startswith("first checkpoint seen: ")
-    assert said[1:] == ["leaves 0 to 1 scanned: 1 match ids created, 1 sealed, each once",
+    assert said[1:] == ["leaves 0 to 1 scanned: 1 match id created, 1 sealed, each once",
                         f"OK: {bundle}: genesis leaf 0 and seal leaf 1 in size 2"]
     assert warned == [f"first use: trusting the log key {a.ledger.log.verifier_key.text()} "
                       "(pin it with --log-key)"]

@@ -55,7 +55,7 @@ def test_a_quorum_of_spec_made_cosignatures_passes() -> None:
     note = checkpoint_note(5, ROOT, ("w1.test", W1), ("w2.test", W2))
     policy = WitnessPolicy((witness("w1.test", W1), witness("w2.test", W2)), quorum=2)
     words = policy.check(note)
-    assert words.startswith("cosigned by 2 of 2 witness(es) (2 needed): w1.test (key ")
+    assert words.startswith("cosigned by 2 of 2 witnesses (2 needed): w1.test (key ")
     assert "at 2023-11-14 22:13:20 UTC" in words
 
 

@@ -67,6 +67,12 @@ class FetchError(RuntimeError):
     """The runtime could not be fetched; the message says what to do."""
 
 
+class RuntimeUnavailable(FetchError):
+    """This machine cannot fetch the runtime: npm is not installed, or the npm registry did
+    not answer. (A tarball that does not match the pin is a FetchError of its own: never a
+    reason to go without the runtime quietly.)"""
+
+
 def _integrity(data: bytes) -> str:
     return "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode("ascii")
 
@@ -77,14 +83,15 @@ def fetch_runtime(folder: Path, npm: str | None = None) -> Path:
         return folder
     npm = npm or shutil.which("npm")
     if npm is None:
-        raise FetchError("npm is not installed: install it (Debian: apt-get install npm), "
-                         "then run `make pyodide`")
+        raise RuntimeUnavailable("npm is not installed: install it (Debian: apt-get install "
+                                 "npm), then run `make pyodide`")
     with tempfile.TemporaryDirectory() as work:
         done = subprocess.run([npm, "pack", f"pyodide@{PYODIDE_VERSION}", "--silent",
                                "--pack-destination", work], capture_output=True, text=True)
         if done.returncode != 0:
-            raise FetchError(f"npm pack pyodide@{PYODIDE_VERSION} failed: "
-                             f"{done.stderr.strip() or done.stdout.strip()}")
+            raise RuntimeUnavailable(f"npm pack pyodide@{PYODIDE_VERSION} failed (is the npm "
+                                     "registry reachable?): "
+                                     f"{done.stderr.strip() or done.stdout.strip()}")
         tarball = Path(work) / f"pyodide-{PYODIDE_VERSION}.tgz"
         data = tarball.read_bytes()
         if _integrity(data) != PYODIDE_INTEGRITY:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,20 +16,23 @@ from fairdeal.games.arcomage import BATTLEFIELDS, CARD_BY_ID, CARDS, GAME
 from fairdeal.games.arcomage.effects import Damage, Gain, GroundWater, If, Steal, Step
 from fairdeal.verifier.canonical import canonical_bytes
 
-SEEDS = Path(__file__).resolve().parents[3].parent / "shared" / "seeds"
-SEED_FILES = {
-    # language: (file, the three colour headings, the play-again phrase)
-    "lt": (
-        "000_78aad9b5ff7895ed.txt",
-        ("Raudonos — rūda", "Mėlynos — mana", "Žalios — kariai"),
-        "Žaiskite dar kartą",
-    ),
-    "sk": (
-        "004_66a7b3793c7d2fb2.txt",
-        ("Červené — ruda", "Modré — mana", "Zelené — jednotky"),
-        "Hraj znova",
-    ),
-}
+ROOT = Path(__file__).resolve().parents[3]
+EXTRACT_DIR = ROOT / "fixtures" / "games" / "arcomage"
+#: the seeds' card and battlefield data, carried in the repository (its provenance:
+#: seed_extract.py beside it); the seed documents themselves are not in a clone
+EXTRACT = json.loads((EXTRACT_DIR / "seed-extract.json").read_text(encoding="utf-8"))
+#: where the seed documents are, when they are at hand: FAIRDEAL_SEEDS, or the project's
+#: shared folder beside the repository
+SEEDS = Path(os.environ.get("FAIRDEAL_SEEDS") or ROOT.parent / "shared" / "seeds")
+
+
+def _extractor() -> Any:
+    spec = importlib.util.spec_from_file_location("seed_extract", EXTRACT_DIR / "seed_extract.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 
 # the battlefield table, typed in from the seeds: name, tower, wall, mines, monasteries,
 # barracks, victory tower, victory resource
@@ -44,27 +51,27 @@ BATTLEFIELD_TABLE = [
 def _read_seed(
     language: str,
 ) -> tuple[list[tuple[str, list[int]]], list[tuple[str, str, int, str]]]:
-    """The seed's battlefield rows (name, numbers) and cards (name, effect, cost, colour)."""
-    file_name, headings, _ = SEED_FILES[language]
-    path = SEEDS / file_name
-    if not path.exists():
-        pytest.skip(f"the seeds are not beside the repository ({path})")
-    lines = path.read_text(encoding="utf-8").splitlines()
-    rows = [line for line in lines if line.startswith("| ") and not line.startswith("| ---")][1:]
-    fields = []
-    for row in rows:
-        cells = [cell.strip() for cell in row.strip("|").split("|")]
-        fields.append((cells[0], [int(n) for n in re.findall(r"\d+", " ".join(cells[1:]))]))
-    start = next(i for i, line in enumerate(lines) if line.endswith(headings[0]))
-    cards, colour, body, i = [], "red", lines[start + 1 :], 0
-    while i < len(body):
-        if body[i] in headings:
-            colour = ("red", "blue", "green")[headings.index(body[i])]
-            i += 1
-            continue
-        cards.append((body[i], body[i + 1], int(body[i + 2]), colour))
-        i += 3
-    return fields, cards
+    """The seed's battlefield rows (name, numbers) and cards (name, effect, cost, colour), from
+    the extract the repository carries."""
+    seed = EXTRACT[language]
+    return ([(name, numbers) for name, numbers in seed["battlefields"]],
+            [(name, effect, cost, colour) for name, effect, cost, colour in seed["cards"]])
+
+
+def test_the_extract_is_the_seeds_own_text() -> None:
+    """The extract equals what the seed documents print, when they are at hand. They are the
+    rule texts the project was handed, not part of the repository; elsewhere the extract
+    stands in for them, and this check says what it needs."""
+    extractor = _extractor()
+    missing = [name for name, _, _ in extractor.SEED_FILES.values() if not (SEEDS / name).exists()]
+    if missing:
+        pytest.skip("the seed documents (the Lithuanian and Slovak rule texts the project was "
+                    f"handed: {', '.join(missing)}) are not at hand, so the repository's extract "
+                    "of them (fixtures/games/arcomage/seed-extract.json) stands in; set "
+                    "FAIRDEAL_SEEDS to their folder to check the extract against them")
+    assert extractor.extract(SEEDS) == EXTRACT
+    assert extractor.as_text(EXTRACT) == (EXTRACT_DIR / "seed-extract.json").read_text(
+        encoding="utf-8")
 
 
 def step_numbers(steps: tuple[Step, ...]) -> Iterator[int]:
@@ -93,7 +100,7 @@ def _collapse(numbers: list[int]) -> list[int]:
 def test_cards_match_the_seed(language: str) -> None:
     _, seed_cards = _read_seed(language)
     assert len(seed_cards) == len(CARDS) == 102
-    again_phrase = SEED_FILES[language][2]
+    again_phrase = EXTRACT[language]["play_again"]
     for card, (name, effect, cost, colour) in zip(CARDS, seed_cards, strict=True):
         assert card.seed_names[language] == name
         assert (card.cost, card.colour) == (cost, colour), card.name

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -19,7 +20,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from fairdeal.web.viewer.runtime import fetch_runtime, runtime_dir, runtime_ready
+from fairdeal.web.viewer.runtime import (
+    RuntimeUnavailable,
+    fetch_runtime,
+    runtime_dir,
+    runtime_ready,
+)
 
 from .browsing import NEEDS_CHROMIUM, SHOTS, chromium, serving
 
@@ -79,10 +85,18 @@ class RequestLog:
 
 @pytest.fixture(scope="module")
 def runtime() -> Path:
-    """The pinned Pyodide, fetched with npm if this checkout has not got it yet."""
+    """The pinned Pyodide, fetched with npm if this checkout has not got it yet. Without npm
+    or its registry these tests are skipped, saying why — except where
+    FAIRDEAL_REQUIRE_BROWSER=1 (.ci/run sets it): there they must run."""
     folder = runtime_dir()
     if not runtime_ready(folder):
-        fetch_runtime(folder)  # raises, saying how, when npm is missing
+        try:
+            fetch_runtime(folder)
+        except RuntimeUnavailable as e:
+            if os.environ.get("FAIRDEAL_REQUIRE_BROWSER") == "1":
+                raise
+            pytest.skip(f"the browser verifier's runtime (Pyodide, from the npm registry) is "
+                        f"not in {folder} and cannot be fetched here: {e}")
     return folder
 
 
