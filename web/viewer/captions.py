@@ -19,7 +19,7 @@ from xml.sax.saxutils import escape
 from .flatsvg import text_width
 
 __all__ = ["CAPTION_PX", "MAX_CAPTION_LINES", "MAX_WIDTH", "MIN_TEXT_PX", "MIN_WIDTH",
-           "Caption", "caption_lines", "frame_svg", "frame_width"]
+           "Caption", "caption_lines", "drawing_size", "frame_svg", "frame_width", "strip_px"]
 
 #: frames are at least this wide (what chat apps show inline) and at most MAX_WIDTH
 MIN_WIDTH = 480
@@ -137,8 +137,9 @@ def frame_svg(drawing: str, caption: Caption, pixel_width: int, lines: int) -> s
     step number in bold, the watermark on the right of the first line."""
     width, height = drawing_size(drawing)
     unit = width / pixel_width  # the drawing's units a pixel
-    strip = strip_px(lines) * unit
-    total = height + strip
+    # whole pixels high, so that no half-covered row is left at the bottom
+    total = (math.ceil(height / unit - 1e-6) + strip_px(lines)) * unit
+    height = total - strip_px(lines) * unit
     left, right = MARGIN_PX * unit, width - MARGIN_PX * unit
     rows = []
     for row, text in enumerate(caption):

@@ -29,8 +29,8 @@ from typing import Any, NamedTuple
 
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
-__all__ = ["SUPERSAMPLE", "FlatDrawing", "FrameDrawer", "UnsupportedDrawing", "draw_svg",
-           "flatten_svg", "paint", "text_width"]
+__all__ = ["SUPERSAMPLE", "FlatDrawing", "FrameDrawer", "UnsupportedDrawing", "changed_regions",
+           "draw_svg", "flatten_svg", "paint", "text_width"]
 
 #: shapes are drawn this many times larger and shrunk, for antialiased edges
 SUPERSAMPLE = 2
@@ -461,17 +461,20 @@ def _chunks(element: ET.Element, style: _Style) -> Iterator[_Chunk]:
 
 
 class FlatDrawing(NamedTuple):
-    """A drawing as ops: its size in pixels, its background and what is painted on it."""
+    """A drawing as ops: its size in pixels, its background, what is painted on it, and how
+    many times larger than its size the ops are (they are painted so, then shrunk)."""
     size: tuple[int, int]
     background: Colour
     ops: list[_Op]
+    supersample: int
 
 
 def flatten_svg(svg: str, width: int | None = None, zoom: float | None = None,
-                background: str | None = None) -> FlatDrawing:
+                background: str | None = None, supersample: int = SUPERSAMPLE) -> FlatDrawing:
     """``svg`` as the ops that paint it ``width`` pixels wide (or ``zoom`` times its own
-    size) over ``background`` (default white). Raises UnsupportedDrawing for SVG this module
-    does not draw, or when the DejaVu fonts are not installed."""
+    size) over ``background`` (default white), edges antialiased by ``supersample`` (1: none,
+    for a large picture where they do not show). Raises UnsupportedDrawing for SVG this
+    module does not draw, or when the DejaVu fonts are not installed."""
     if not all(Path(path).is_file() for path in _FONTS.values()):
         raise UnsupportedDrawing("the DejaVu Sans fonts are not installed")
     try:
@@ -486,23 +489,24 @@ def flatten_svg(svg: str, width: int | None = None, zoom: float | None = None,
     scale = width / own_width if width is not None else (zoom or 1.0)
     size = (max(1, round(own_width * scale)), max(1, round(own_height * scale)))
     flattener = _Flattener()
-    flattener.element(root, _Style(scale=scale * SUPERSAMPLE))
+    flattener.element(root, _Style(scale=scale * supersample))
     return FlatDrawing(size, _colour(background or "#ffffff") or (255, 255, 255),
-                       flattener.ops)
+                       flattener.ops, supersample)
 
 
 def paint(drawing: FlatDrawing) -> Image.Image:
     """The whole drawing, as an RGB picture of its size."""
-    canvas = Image.new("RGB", (drawing.size[0] * SUPERSAMPLE, drawing.size[1] * SUPERSAMPLE),
+    times = drawing.supersample
+    canvas = Image.new("RGB", (drawing.size[0] * times, drawing.size[1] * times),
                        drawing.background)
     _paint(canvas, drawing.ops)
-    return canvas.reduce(SUPERSAMPLE)
+    return canvas.reduce(times) if times > 1 else canvas
 
 
 def draw_svg(svg: str, width: int | None = None, zoom: float | None = None,
-             background: str | None = None) -> Image.Image:
+             background: str | None = None, supersample: int = SUPERSAMPLE) -> Image.Image:
     """``svg`` drawn as an RGB picture (flatten_svg's arguments and refusals)."""
-    return paint(flatten_svg(svg, width, zoom, background))
+    return paint(flatten_svg(svg, width, zoom, background, supersample))
 
 
 class FrameDrawer:
@@ -523,12 +527,13 @@ class FrameDrawer:
         """``drawing`` as an RGB picture (kept for the next frame: do not change it)."""
         last, picture = self._last, self._picture
         if last is None or picture is None or last.size != drawing.size or \
-                last.background != drawing.background:
+                last.background != drawing.background or \
+                last.supersample != drawing.supersample:
             picture = paint(drawing)
         else:
-            regions = _changed_regions(last, drawing)
+            regions = changed_regions(last, drawing)
             area = sum((right - left) * (bottom - top) for left, top, right, bottom in regions)
-            whole = drawing.size[0] * drawing.size[1] * SUPERSAMPLE * SUPERSAMPLE
+            whole = drawing.size[0] * drawing.size[1] * drawing.supersample ** 2
             if area > self.WHOLE_FROM * whole:
                 picture = paint(drawing)
             elif regions:
@@ -543,7 +548,8 @@ def _repaint(picture: Image.Image, drawing: FlatDrawing, region: Box) -> None:
     left, top, right, bottom = region
     canvas = Image.new("RGB", (right - left, bottom - top), drawing.background)
     _paint(canvas, [op for op in drawing.ops if _overlap(op.box, region)], left, top)
-    picture.paste(canvas.reduce(SUPERSAMPLE), (left // SUPERSAMPLE, top // SUPERSAMPLE))
+    times = drawing.supersample
+    picture.paste(canvas.reduce(times) if times > 1 else canvas, (left // times, top // times))
 
 
 def _overlap(a: Box, b: Box) -> bool:
@@ -552,24 +558,25 @@ def _overlap(a: Box, b: Box) -> bool:
     return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
 
 
-def _changed_regions(before: FlatDrawing, after: FlatDrawing) -> list[Box]:
+def changed_regions(before: FlatDrawing, after: FlatDrawing) -> list[Box]:
     """Where ``after`` differs from ``before``: the boxes of the ops either has and the other
     does not (in painting order), widened to whole supersampled pixels and a margin, clipped
     to the picture, overlapping ones merged."""
-    width, height = after.size[0] * SUPERSAMPLE, after.size[1] * SUPERSAMPLE
+    times = after.supersample
+    width, height = after.size[0] * times, after.size[1] * times
     matcher = SequenceMatcher(None, before.ops, after.ops, autojunk=False)
     boxes: list[Box] = []
     for tag, first, last, start, end in matcher.get_opcodes():
         if tag != "equal":
             boxes.extend(op.box for op in before.ops[first:last])
             boxes.extend(op.box for op in after.ops[start:end])
-    margin = SUPERSAMPLE + 1
+    margin = times + 1
     regions: list[Box] = []
     for left, top, right, bottom in boxes:
-        region = (max(0, (left - margin) // SUPERSAMPLE * SUPERSAMPLE),
-                  max(0, (top - margin) // SUPERSAMPLE * SUPERSAMPLE),
-                  min(width, -(-(right + margin) // SUPERSAMPLE) * SUPERSAMPLE),
-                  min(height, -(-(bottom + margin) // SUPERSAMPLE) * SUPERSAMPLE))
+        region = (max(0, (left - margin) // times * times),
+                  max(0, (top - margin) // times * times),
+                  min(width, -(-(right + margin) // times) * times),
+                  min(height, -(-(bottom + margin) // times) * times))
         if region[0] >= region[2] or region[1] >= region[3]:
             continue
         merging = True

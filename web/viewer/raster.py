@@ -24,7 +24,7 @@ from typing import Any
 import resvg_py
 from PIL import Image
 
-from .flatsvg import FrameDrawer, UnsupportedDrawing, flatten_svg, paint
+from .flatsvg import SUPERSAMPLE, FrameDrawer, UnsupportedDrawing, flatten_svg, paint
 
 __all__ = ["FONT_FILES", "font_options", "svg_to_image", "svg_to_png"]
 
@@ -52,13 +52,15 @@ def svg_to_png(svg: str, **size: Any) -> bytes:
 
 
 def svg_to_image(svg: str, *, width: int | None = None, zoom: float | None = None,
-                 background: str = "#ffffff", frames: FrameDrawer | None = None) -> Image.Image:
+                 background: str = "#ffffff", frames: FrameDrawer | None = None,
+                 supersample: int = SUPERSAMPLE) -> Image.Image:
     """``svg`` as an RGB picture ``width`` pixels wide (or ``zoom`` times its own size) over
     ``background``: drawn by flatsvg where it can (by ``frames``, for the next frame of an
     animation: only what changed is repainted), else by resvg (a ``ValueError`` if resvg
-    refuses it too)."""
+    refuses it too); ``supersample`` is flatsvg's antialiasing (1: none)."""
     try:
-        drawing = flatten_svg(svg, width=width, zoom=zoom, background=background)
+        drawing = flatten_svg(svg, width=width, zoom=zoom, background=background,
+                              supersample=supersample)
         return frames.draw(drawing) if frames is not None else paint(drawing)
     except UnsupportedDrawing as e:
         log.debug("drawing with resvg: %s", e)
