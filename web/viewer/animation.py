@@ -14,7 +14,7 @@ import io
 import logging
 import multiprocessing
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -58,6 +58,10 @@ RENDERER_VERSION = "2"
 #: the frames drawn in this process, each repainting only what changed from the one before
 #: (whatever it was: a frame is the same pixels however it was drawn)
 _FRAMES = FrameDrawer()
+
+
+#: told (frames drawn, frames) while a GIF is drawn
+Progress = Callable[[int, int], None]
 
 
 class StepRangeError(ValueError):
@@ -176,10 +180,12 @@ def _palette(picks: Sequence[Image.Image]) -> Image.Image:
     return sample.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
 
 
-def _indexed_frames(svgs: Sequence[tuple[str, int]], processes: int) -> list[Image.Image]:
+def _indexed_frames(svgs: Sequence[tuple[str, int]], processes: int,
+                    progress: Progress | None = None) -> list[Image.Image]:
     """Every frame drawn and quantised to the GIF's one palette. The palette's frames are
     drawn first, so that while the other processes draw the rest this one makes the palette
-    and quantises each frame as it comes; the frames are the same whatever the count."""
+    and quantises each frame as it comes; the frames are the same whatever the count.
+    ``progress`` is told (frames drawn, frames) as each frame is drawn."""
     picks = _palette_picks(len(svgs))
     first = list(dict.fromkeys(picks))
     order = first + sorted(set(range(len(svgs))) - set(first))
@@ -187,8 +193,10 @@ def _indexed_frames(svgs: Sequence[tuple[str, int]], processes: int) -> list[Ima
     indexed: dict[int, Image.Image] = {}
     palette: Image.Image | None = None
     pixels = _drawn_pixels([svgs[number] for number in order], processes)
-    for number, (width, height, data) in zip(order, pixels, strict=True):
+    for count, (number, (width, height, data)) in enumerate(zip(order, pixels, strict=True)):
         drawn[number] = Image.frombytes("RGB", (width, height), data)
+        if progress is not None:
+            progress(count + 1, len(svgs))
         if palette is None and len(drawn) == len(first):
             palette = _palette([drawn[pick] for pick in picks])
         if palette is not None:
@@ -217,10 +225,11 @@ def gif_key(match: LoadedMatch, first: int, last: int, seat: int | None) -> str:
 
 
 def match_gif(match: LoadedMatch, first: int, last: int, seat: int | None = None,
-              processes: int | None = None) -> bytes:
+              processes: int | None = None, progress: Progress | None = None) -> bytes:
     """Steps ``first`` to ``last`` of a loaded match as an animated GIF (its bytes), its
     frames drawn by ``processes`` processes (default: drawing_processes); the bytes do not
-    depend on how many."""
+    depend on how many. ``progress(drawn, frames)`` is called as each frame is drawn (from
+    the calling thread)."""
     if match.game is None or not match.steps:
         raise StepRangeError("this match has no steps to animate")
     if last - first + 1 > MAX_GIF_FRAMES:
@@ -235,4 +244,4 @@ def match_gif(match: LoadedMatch, first: int, last: int, seat: int | None = None
             for drawing, caption in zip(drawings, captions, strict=True)]
     if processes is None:
         processes = drawing_processes(len(svgs))
-    return _gif_bytes(_indexed_frames(svgs, processes))
+    return _gif_bytes(_indexed_frames(svgs, processes, progress))
