@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
 __all__ = ["SUPERSAMPLE", "FlatDrawing", "FrameDrawer", "UnsupportedDrawing", "changed_regions",
-           "draw_svg", "flatten_svg", "paint", "text_width"]
+           "draw_svg", "flatten_svg", "forget", "paint", "text_width"]
 
 #: shapes are drawn this many times larger and shrunk, for antialiased edges
 SUPERSAMPLE = 2
@@ -39,6 +39,7 @@ _FONTS = {False: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
 _SANS = {"sans-serif", "dejavu sans", "dejavu sans, sans-serif", "'dejavu sans', sans-serif"}
 _NUMBER = re.compile(r"^\s*(-?[\d.]+(?:e-?\d+)?)\s*(px)?\s*$")
 _SKIPPED = {"title", "desc", "metadata"}
+_WORDS = re.compile(r"( )")
 #: presentation attributes an element passes to its children, and what they start as
 _INHERITED = ("fill", "stroke", "stroke-width", "font-size", "font-weight", "text-anchor",
               "font-family")
@@ -102,6 +103,13 @@ def _colour(value: str) -> tuple[int, int, int] | None:
 @lru_cache(maxsize=256)
 def _font(bold: bool, pixels: float) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(_FONTS[bold], max(1.0, pixels))
+
+
+def forget() -> None:
+    """Drop the glyphs and ops kept between drawings, so that the next drawing is drawn as a
+    process's first would be (for a benchmark's "uncached" figures and for tests)."""
+    _lettering.cache_clear()
+    _LEAF_OPS.clear()
 
 
 def text_width(text: str, size: float, bold: bool = False) -> float:
@@ -305,8 +313,10 @@ class _Flattener:
 
     def _text(self, element: ET.Element, style: _Style) -> None:
         for (x, y, anchor), runs in _chunks(element, style):
-            pieces = [((text, run.bold, round(run.font_size * run.scale, 1)), run)
-                      for text, run in runs]
+            # word by word: the words repeat between frames where whole lines do not (a
+            # caption, a count), and no font kerns across a space
+            pieces = [((word, run.bold, round(run.font_size * run.scale, 1)), run)
+                      for text, run in runs for word in _WORDS.split(text) if word]
             letterings = [_lettering(*piece) for piece, _ in pieces]
             width = sum(lettering.advance for lettering in letterings)
             left = style.x(x) - {"start": 0.0, "middle": width / 2, "end": width}[anchor]
@@ -520,12 +530,13 @@ class FrameDrawer:
     WHOLE_FROM = 0.6
 
     def __init__(self) -> None:
-        self._last: FlatDrawing | None = None
-        self._picture: Image.Image | None = None
+        # the last frame and its picture, as one value: two threads drawing at once (which
+        # the server does not do) would repaint more than they need, never a wrong frame
+        self._last: tuple[FlatDrawing, Image.Image] | None = None
 
     def draw(self, drawing: FlatDrawing) -> Image.Image:
         """``drawing`` as an RGB picture (kept for the next frame: do not change it)."""
-        last, picture = self._last, self._picture
+        last, picture = self._last if self._last is not None else (None, None)
         if last is None or picture is None or last.size != drawing.size or \
                 last.background != drawing.background or \
                 last.supersample != drawing.supersample:
@@ -540,14 +551,15 @@ class FrameDrawer:
                 picture = picture.copy()
                 for region in regions:
                     _repaint(picture, drawing, region)
-        self._last, self._picture = drawing, picture
+        self._last = drawing, picture
         return picture
 
 
 def _repaint(picture: Image.Image, drawing: FlatDrawing, region: Box) -> None:
     left, top, right, bottom = region
     canvas = Image.new("RGB", (right - left, bottom - top), drawing.background)
-    _paint(canvas, [op for op in drawing.ops if _overlap(op.box, region)], left, top)
+    _paint(canvas, [op for op in drawing.ops if op.box[0] <= right and left <= op.box[2] and
+                    op.box[1] <= bottom and top <= op.box[3]], left, top)
     times = drawing.supersample
     picture.paste(canvas.reduce(times) if times > 1 else canvas, (left // times, top // times))
 
@@ -559,12 +571,16 @@ def _overlap(a: Box, b: Box) -> bool:
 
 
 def changed_regions(before: FlatDrawing, after: FlatDrawing) -> list[Box]:
-    """Where ``after`` differs from ``before``: the boxes of the ops either has and the other
-    does not (in painting order), widened to whole supersampled pixels and a margin, clipped
+    """Where ``after`` may differ from ``before``: the boxes of the ops either has and the
+    other does not (in painting order), widened to whole supersampled pixels and a margin, clipped
     to the picture, overlapping ones merged."""
     times = after.supersample
     width, height = after.size[0] * times, after.size[1] * times
-    matcher = SequenceMatcher(None, before.ops, after.ops, autojunk=False)
+    # ops compared by identity: an element seen before yields the very ops it did (the leaf
+    # cache), and two ops that are equal but not the same only cost a repaint, never a
+    # wrong pixel; comparing ints is much cheaper than comparing ops
+    matcher = SequenceMatcher(None, [id(op) for op in before.ops],
+                              [id(op) for op in after.ops], autojunk=False)
     boxes: list[Box] = []
     for tag, first, last, start, end in matcher.get_opcodes():
         if tag != "equal":
