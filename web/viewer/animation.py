@@ -1,11 +1,14 @@
 """Animated replays: one GIF frame a step, drawn by the game's own ``render_svg`` and
-rasterised with resvg; sized for a chat message.
+rasterised by raster.py (Pillow's flatsvg, repainting only what changed from the frame before;
+resvg for what flatsvg does not draw); sized for a chat message.
 
 Each frame is the step's drawing (from a seat's view, or the spectator's with everything
-revealed, as the match page shows it) over a strip naming the step and what happened. Frames
-are 480 px wide — what chat apps show inline without a click — and share one palette, so
-Pillow stores only what changed from the frame before: a card duel costs about 8 kB a
-step, a 300-step match about 2.5 MB (docs/browser.md has the measured figures).
+revealed, as the match page shows it) over a strip naming the step and what happened, wrapped
+clear of the watermark (captions.py). Frames are 480 px wide — what chat apps show inline
+without a click — or wider, up to 720, where the drawing's text would be too small to read,
+and share one palette, so Pillow stores only what changed from the frame before: a card duel
+costs about 11 kB a step at 656 px, a 327-step match about 3.7 MB (docs/browser.md has the
+measured figures).
 """
 
 from __future__ import annotations
@@ -140,7 +143,7 @@ def _drawn_pixels(svgs: Sequence[tuple[str, int]],
         yield from map(_frame_pixels, svgs)
         return
     # forked, not spawned: a spawned process would import the viewer anew (seconds); the
-    # child only runs resvg and Pillow on the strings it is sent, then exits. Pillow's format
+    # child only draws the strings it is sent, then exits. Pillow's format
     # plug-ins are imported first, so that no child imports anything (another thread of a
     # server may hold an import's lock when it forks)
     Image.preinit()
