@@ -8,12 +8,15 @@ steps' SVG alone (render_svg), in the same run, since the machine may be loaded.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import time
 from pathlib import Path
 
-from fairdeal.web.viewer.animation import MAX_GIF_FRAMES, WIDTH, match_gif
+from PIL import Image
+
+from fairdeal.web.viewer.animation import MAX_GIF_FRAMES, match_gif
 from fairdeal.web.viewer.matches import load_bundle
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -33,7 +36,8 @@ def main() -> None:
     gif_seconds = time.perf_counter() - t0
     print(f"match: {len(match.events)} events, {steps} steps drawn (load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
-    print(f"GIF: {WIDTH} px wide, {steps} frames, {len(data) / 1024:.0f} kB "
+    width = Image.open(io.BytesIO(data)).width
+    print(f"GIF: {width} px wide, {steps} frames, {len(data) / 1024:.0f} kB "
           f"({len(data) / steps / 1024:.1f} kB a frame)")
     print(f"drawn in {gif_seconds:.1f} s ({gif_seconds / steps * 1000:.0f} ms a frame); "
           f"anchor render_svg alone {svg_seconds / steps * 1000:.1f} ms a step "

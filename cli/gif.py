@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import click
+from PIL import Image
 
 from fairdeal.web.viewer.animation import (
     MAX_GIF_FRAMES,
-    WIDTH,
     StepRangeError,
     match_gif,
     parse_steps,
@@ -30,8 +31,8 @@ from .group import cli
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               required=True, help="Where to write the GIF.")
 def gif(bundle: Path, steps: str | None, seat: str | None, output: Path) -> None:
-    """Draw a sealed match as an animated GIF (480 px wide, one frame a step, at most 100
-    frames: the same cap as the server's /m/ID.gif).
+    """Draw a sealed match as an animated GIF (480 to 720 px wide, as its text needs; one
+    frame a step, at most 400 frames: the same cap as the server's /m/ID.gif).
 
     The match is verified first: a replay of a file that does not verify proves nothing, so
     none is drawn."""
@@ -53,7 +54,9 @@ def gif(bundle: Path, steps: str | None, seat: str | None, output: Path) -> None
         raise click.BadParameter(str(e), param_hint="--step") from None
     data = match_gif(match, first, last, seat_index)
     write_file(output, data)
-    click.echo(f"{output}: steps {first} to {last} ({last - first + 1} frames, {WIDTH} px wide, "
+    with Image.open(io.BytesIO(data)) as drawn:
+        width = drawn.width
+    click.echo(f"{output}: steps {first} to {last} ({last - first + 1} frames, {width} px wide, "
                f"{len(data) / 1024:.0f} kB)")
     if steps is None and first > 0:
         click.echo(f"  the last {MAX_GIF_FRAMES} of the match's {match.last_step + 1} steps: a "

@@ -36,10 +36,12 @@ def test_one_frame_a_step_sized_for_a_chat_message(tmp_path: Path) -> None:
     done = fairdeal("gif", str(HONEST), "-o", str(out))
     assert done.returncode == 0, done.stderr
     steps = load_bundle(HONEST.read_bytes()).last_step + 1
-    assert f"({steps} frames, {WIDTH} px wide" in done.stdout
+    # a Wyrdstone board is 900 units wide and its body text 10: 8 px high at 720 px (it was
+    # 5.3 px in a 480-px frame)
+    assert f"({steps} frames, 720 px wide" in done.stdout
     image = Image.open(out)
     assert image.format == "GIF" and image.n_frames == steps
-    assert image.size[0] == WIDTH and 200 < image.size[1] < 700
+    assert image.size[0] == 720 > WIDTH and 200 < image.size[1] < 700
     assert image.info["loop"] == 0
     durations = []
     for index in range(image.n_frames):
@@ -68,7 +70,8 @@ def test_bad_input_gets_a_sentence_not_a_traceback(tmp_path: Path) -> None:
     out = tmp_path / "x.gif"
     for args, code, words in [
         (["--step", "two:three"], 2, "a step range looks like A:B"),
-        (["--step", "5:999"], 2, "outside this match's steps 0 to"),
+        (["--step", "5:300"], 2, "outside this match's steps 0 to"),
+        (["--step", "5:999"], 2, "is 995 steps: a GIF holds at most 400 frames"),
         (["--step", "4:2"], 2, "outside this match's steps"),
         (["--seat", "Z"], 2, "this match's seats are A, B, not 'Z'"),
     ]:

@@ -26,7 +26,7 @@ from fairdeal.web.viewer import replay_gif
 from fairdeal.web.viewer.animation import MAX_GIF_FRAMES, gif_key, parse_steps
 from fairdeal.web.viewer.matches import load_bundle
 
-#: 111 steps: longer than a GIF may be
+#: 111 steps (a range past the cap is refused for its length, however long the match)
 LONG = Path(__file__).parents[2] / "fixtures" / "bundles" / "honest" / \
     "arcomage-free-steppe-normal.json"
 
@@ -53,9 +53,10 @@ def drawn(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
     ranges: list[tuple[int, int]] = []
     real = replay_gif.match_gif
 
-    def counted(match: Any, first: int, last: int, seat: int | None = None) -> bytes:
+    def counted(match: Any, first: int, last: int, seat: int | None = None,
+                **options: Any) -> bytes:
         ranges.append((first, last))
-        return real(match, first, last, seat)
+        return real(match, first, last, seat, **options)
     monkeypatch.setattr(replay_gif, "match_gif", counted)
     return ranges
 
@@ -70,7 +71,8 @@ def test_a_range_past_the_frame_cap_is_a_400_naming_the_cap(
         f"{MAX_GIF_FRAMES} frames (e.g. 0:{MAX_GIF_FRAMES - 1})\n")
     assert drawn == []
     # no range: the whole match when it fits, else its last MAX_GIF_FRAMES steps
-    assert parse_steps(None, 110) == (110 - MAX_GIF_FRAMES + 1, 110)
+    longest = MAX_GIF_FRAMES + 10
+    assert parse_steps(None, longest) == (11, longest)
     assert parse_steps(None, 40) == (0, 40)
 
 
@@ -98,10 +100,11 @@ def test_one_gif_is_drawn_at_a_time_and_a_waiting_request_gets_a_202(
     inside, finish = threading.Event(), threading.Event()
     real = replay_gif.match_gif
 
-    def slow(match: Any, first: int, last: int, seat: int | None = None) -> bytes:
+    def slow(match: Any, first: int, last: int, seat: int | None = None,
+             **options: Any) -> bytes:
         inside.set()
         assert finish.wait(30)
-        return real(match, first, last, seat)
+        return real(match, first, last, seat, **options)
     monkeypatch.setattr(replay_gif, "match_gif", slow)
     answers: list[Any] = []
     worker = threading.Thread(target=lambda: answers.append(
@@ -131,9 +134,10 @@ def test_a_long_drawing_answers_202_and_goes_on_into_the_cache(
     finish = threading.Event()
     real = replay_gif.match_gif
 
-    def slow(match: Any, first: int, last: int, seat: int | None = None) -> bytes:
+    def slow(match: Any, first: int, last: int, seat: int | None = None,
+             **options: Any) -> bytes:
         assert finish.wait(30)
-        return real(match, first, last, seat)
+        return real(match, first, last, seat, **options)
     monkeypatch.setattr(replay_gif, "match_gif", slow)
     monkeypatch.setattr(replay_gif, "DRAW_WAIT_S", 0.2)
     client = app.test_client()
@@ -141,7 +145,9 @@ def test_a_long_drawing_answers_202_and_goes_on_into_the_cache(
     assert started.status_code == 202
     assert started.headers["Retry-After"] == str(replay_gif.RETRY_AFTER_S)
     assert started.get_data(as_text=True) == (
-        f"this replay GIF is being drawn: retry in {replay_gif.RETRY_AFTER_S} s\n")
+        f"this replay GIF is being drawn (0 of 3 frames drawn): retry in "
+        f"{replay_gif.RETRY_AFTER_S} s\n")
+    assert (started.headers["X-Frames-Drawn"], started.headers["X-Frames"]) == ("0", "3")
     finish.set()
     for _ in range(300):  # the drawing ends, and releases the slot
         retried = client.get(f"/m/{match_id}.gif?steps=0:2")
@@ -150,6 +156,44 @@ def test_a_long_drawing_answers_202_and_goes_on_into_the_cache(
         threading.Event().wait(0.1)
     assert retried.status_code == 200 and retried.mimetype == "image/gif"
     assert retried.data == real(load_bundle(LONG.read_bytes()), 0, 2)
+
+
+def test_a_gif_being_drawn_says_how_far_it_is(
+        served: tuple[Flask, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 21 (15): the 202 of a GIF being drawn tells frames drawn and frames, and a request
+    with ``Prefer: respond-async`` is told at once; the real drawing, held after 2 frames."""
+    app, match_id = served
+    held, go_on = threading.Event(), threading.Event()
+    real = replay_gif.match_gif
+
+    def held_after_two(match: Any, first: int, last: int, seat: int | None = None,
+                       progress: Any = None, **options: Any) -> bytes:
+        def told(drawn: int, frames: int) -> None:
+            progress(drawn, frames)
+            if drawn == 2:
+                held.set()
+                assert go_on.wait(30)
+        return real(match, first, last, seat, progress=told, **options)
+    monkeypatch.setattr(replay_gif, "match_gif", held_after_two)
+    client = app.test_client()
+    at_once = {"Prefer": "respond-async"}
+    started = client.get(f"/m/{match_id}.gif?steps=10:19", headers=at_once)
+    assert started.status_code == 202  # answered without waiting DRAW_WAIT_S
+    try:
+        assert held.wait(60)
+        asked = client.get(f"/m/{match_id}.gif?steps=10:19", headers=at_once)
+        assert asked.status_code == 202
+        assert (asked.headers["X-Frames-Drawn"], asked.headers["X-Frames"]) == ("2", "10")
+        assert asked.get_data(as_text=True).startswith(
+            "this replay GIF is being drawn (2 of 10 frames drawn): retry in ")
+        # another GIF meanwhile waits for the drawing slot, and says so
+        other = client.get(f"/m/{match_id}.gif?steps=0:1", headers=at_once)
+        assert other.status_code == 202 and "another replay GIF" in other.get_data(as_text=True)
+    finally:
+        go_on.set()
+    done = client.get(f"/m/{match_id}.gif?steps=10:19")  # waits for it, as before
+    assert done.status_code == 200 and done.mimetype == "image/gif"
+    assert done.data == real(load_bundle(LONG.read_bytes()), 10, 19)
 
 
 def test_each_gif_drawn_counts_against_the_gif_rate_limit(tmp_path: Path) -> None:

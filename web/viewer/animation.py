@@ -1,11 +1,14 @@
 """Animated replays: one GIF frame a step, drawn by the game's own ``render_svg`` and
-rasterised with resvg; sized for a chat message.
+rasterised by raster.py (Pillow's flatsvg, repainting only what changed from the frame before;
+resvg for what flatsvg does not draw); sized for a chat message.
 
 Each frame is the step's drawing (from a seat's view, or the spectator's with everything
-revealed, as the match page shows it) over a strip naming the step and what happened. Frames
-are 480 px wide — what chat apps show inline without a click — and share one palette, so
-Pillow stores only what changed from the frame before: a card duel costs about 8 kB a
-step, a 300-step match about 2.5 MB (docs/browser.md has the measured figures).
+revealed, as the match page shows it) over a strip naming the step and what happened, wrapped
+clear of the watermark (captions.py). Frames are 480 px wide — what chat apps show inline
+without a click — or wider, up to 720, where the drawing's text would be too small to read,
+and share one palette, so Pillow stores only what changed from the frame before: a card duel
+costs about 11 kB a step at 656 px, a 327-step match about 3.7 MB (docs/browser.md has the
+measured figures).
 """
 
 from __future__ import annotations
@@ -14,18 +17,18 @@ import io
 import logging
 import multiprocessing
 import os
-import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from xml.sax.saxutils import escape
 
 from PIL import Image
 
 from fairdeal.verifier.verify import chain_hashes
 
+from .captions import MIN_WIDTH, caption_lines, frame_svg, frame_width
+from .flatsvg import FrameDrawer
 from .matches import LoadedMatch
-from .raster import svg_to_png
+from .raster import svg_to_image
 
 __all__ = ["FRAME_MS", "LAST_FRAME_MS", "MAX_DRAWING_PROCESSES", "MAX_GIF_FRAMES",
            "RENDERER_VERSION", "WIDTH", "StepRangeError", "drawing_processes", "frame_ms",
@@ -33,30 +36,35 @@ __all__ = ["FRAME_MS", "LAST_FRAME_MS", "MAX_DRAWING_PROCESSES", "MAX_GIF_FRAMES
 
 log = logging.getLogger(__name__)
 
-#: frame width in pixels; the height follows each game's drawing
-WIDTH = 480
+#: the narrowest frame in pixels (wider where the drawing's text needs it: captions.py); the
+#: height follows each game's drawing
+WIDTH = MIN_WIDTH
 #: how long a step stays on screen, and the final one (so the result can be read); a long
 #: match steps faster, down to MIN_FRAME_MS, so the clip stays near CLIP_MS
 FRAME_MS = 900
 MIN_FRAME_MS = 200
 LAST_FRAME_MS = 3000
 CLIP_MS = 60_000
-#: the strip under the drawing, in the drawing's own units per 480 px of width
-_STRIP = 34
-_CAPTION_CHARS = 64
-#: a GIF's frames are drawn by this many processes at most, one a core (resvg holds the GIL):
-#: with one drawing at a time per server process, a GIF keeps at most two cores busy
+#: a GIF's frames are drawn by this many processes at most, one a core (drawing holds the
+#: GIL): with one drawing at a time per server process, a GIF keeps at most two cores busy
 MAX_DRAWING_PROCESSES = 2
 #: fewer frames than this are drawn in the calling process: starting the others costs more
 _PARALLEL_FROM = 8
-#: a GIF holds at most this many frames: each costs about 0.15-0.29 s of a core to draw, by
-#: the load (bench/bench_pictures.py), so an anonymous request may ask for ~15-29 s of a core
-#: at most; a longer match's GIF without a range shows its last MAX_GIF_FRAMES steps
-MAX_GIF_FRAMES = 100
-#: what else than the match, the range, the view and WIDTH decides a GIF's bytes: bump it
-#: when the drawing or the encoding changes, so that a cached GIF is drawn again
-RENDERER_VERSION = "1"
-_SIZE = re.compile(r'<svg[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"')
+#: a GIF holds at most this many frames, so that the longest seeded match is one GIF: each
+#: costs about 10-20 ms of a core to draw and encode, by the load (bench/bench_pictures.py),
+#: so an anonymous request may ask for ~4-8 s of a core at most; a longer match's GIF without
+#: a range shows its last MAX_GIF_FRAMES steps
+MAX_GIF_FRAMES = 400
+#: what else than the match, the range and the view decides a GIF's bytes: bump it when the
+#: drawing, the frame's size or the encoding changes, so that a cached GIF is drawn again
+RENDERER_VERSION = "2"
+#: the frames drawn in this process, each repainting only what changed from the one before
+#: (whatever it was: a frame is the same pixels however it was drawn)
+_FRAMES = FrameDrawer()
+
+
+#: told (frames drawn, frames) while a GIF is drawn
+Progress = Callable[[int, int], None]
 
 
 class StepRangeError(ValueError):
@@ -71,8 +79,8 @@ def parse_steps(text: str | None, last: int,
 
     >>> parse_steps("3:5", 10), parse_steps(":4", 10), parse_steps("7:", 10), parse_steps(None, 10)
     ((3, 5), (0, 4), (7, 10), (0, 10))
-    >>> parse_steps(None, 150)
-    (51, 150)
+    >>> parse_steps(None, 450)
+    (51, 450)
     """
     if last < 0:
         raise StepRangeError("this match has no steps to animate")
@@ -85,12 +93,16 @@ def parse_steps(text: str | None, last: int,
     except ValueError:
         raise StepRangeError(f"a step range looks like A:B (e.g. 0:20 or 10:), got "
                              f"{text!r}") from None
-    if not 0 <= first <= final <= last:
-        raise StepRangeError(f"step range {text!r} is outside this match's steps 0 to {last}")
+    outside = StepRangeError(f"step range {text!r} is outside this match's steps 0 to {last}")
+    if not 0 <= first <= final:
+        raise outside
+    # the cap is said first: a range too long for any GIF is refused for that
     if final - first + 1 > max_frames:
         raise StepRangeError(f"step range {text!r} is {final - first + 1} steps: a GIF holds "
                              f"at most {max_frames} frames (e.g. {first}:"
                              f"{first + max_frames - 1})")
+    if final > last:
+        raise outside
     return first, final
 
 
@@ -103,31 +115,11 @@ def frame_ms(frames: int) -> int:
     return max(MIN_FRAME_MS, min(FRAME_MS, CLIP_MS // max(1, frames - 1) // 10 * 10))
 
 
-def _frame_svg(drawing: str, number: int, last: int, caption: str) -> str:
-    """The game's drawing with a strip beneath it: the step number and what happened."""
-    size = _SIZE.search(drawing)
-    width, height = (float(size.group(1)), float(size.group(2))) if size else (800.0, 600.0)
-    strip = _STRIP * width / WIDTH
-    if len(caption) > _CAPTION_CHARS:
-        caption = caption[: _CAPTION_CHARS - 1] + "…"
-    font = 13 * width / WIDTH
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}" '
-            f'height="{height + strip:g}" viewBox="0 0 {width:g} {height + strip:g}" '
-            'font-family="DejaVu Sans, sans-serif">'
-            f'<rect width="{width:g}" height="{height + strip:g}" fill="#1f3a5f"/>'
-            f'{drawing}'
-            f'<text x="{8 * width / WIDTH:g}" y="{height + strip * 0.66:g}" font-size="{font:g}" '
-            f'fill="#ffffff"><tspan font-weight="bold">{number}/{last}</tspan> '
-            f'{escape(caption)}</text>'
-            f'<text x="{width - 8 * width / WIDTH:g}" y="{height + strip * 0.66:g}" '
-            f'font-size="{font:g}" fill="#c9d6e8" text-anchor="end">fairdeal</text></svg>')
-
-
-def _frame_pixels(svg: str) -> tuple[int, int, bytes]:
-    """One frame's RGB pixels (width, height, bytes): rasterised by resvg, WIDTH wide, and
-    decoded here, so that a drawing process hands back what the encoder reads."""
-    with Image.open(io.BytesIO(svg_to_png(svg, width=WIDTH))) as png:
-        frame = png.convert("RGB")
+def _frame_pixels(job: tuple[str, int]) -> tuple[int, int, bytes]:
+    """One frame's RGB pixels (width, height, bytes) from its SVG and its width in pixels
+    (raster.py), as a drawing process hands them back to the encoder."""
+    svg, width = job
+    frame = svg_to_image(svg, width=width, frames=_FRAMES)
     return frame.width, frame.height, frame.tobytes()
 
 
@@ -143,14 +135,15 @@ def drawing_processes(frames: int) -> int:
     return max(1, min(MAX_DRAWING_PROCESSES, os.cpu_count() or 1))
 
 
-def _drawn_pixels(svgs: Sequence[str], processes: int) -> Iterator[tuple[int, int, bytes]]:
+def _drawn_pixels(svgs: Sequence[tuple[str, int]],
+                  processes: int) -> Iterator[tuple[int, int, bytes]]:
     """Every frame's pixels in order, drawn by ``processes`` forked processes (each takes short
     runs of frames, and the caller reads each as it comes) or, for one, here."""
     if processes <= 1:
         yield from map(_frame_pixels, svgs)
         return
     # forked, not spawned: a spawned process would import the viewer anew (seconds); the
-    # child only runs resvg and Pillow on the strings it is sent, then exits. Pillow's format
+    # child only draws the strings it is sent, then exits. Pillow's format
     # plug-ins are imported first, so that no child imports anything (another thread of a
     # server may hold an import's lock when it forks)
     Image.preinit()
@@ -187,13 +180,19 @@ def _palette(picks: Sequence[Image.Image]) -> Image.Image:
     for frame in picks:
         sample.paste(frame, (0, top))
         top += frame.height
-    return sample.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
+    # every other pixel each way (nearest: no colour is blended into a new one) is enough
+    # for flat drawings, and a quarter of median cut's work
+    half = sample.resize((max(1, sample.width // 2), max(1, sample.height // 2)),
+                         Image.Resampling.NEAREST)
+    return half.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
 
 
-def _indexed_frames(svgs: Sequence[str], processes: int) -> list[Image.Image]:
+def _indexed_frames(svgs: Sequence[tuple[str, int]], processes: int,
+                    progress: Progress | None = None) -> list[Image.Image]:
     """Every frame drawn and quantised to the GIF's one palette. The palette's frames are
     drawn first, so that while the other processes draw the rest this one makes the palette
-    and quantises each frame as it comes; the frames are the same whatever the count."""
+    and quantises each frame as it comes; the frames are the same whatever the count.
+    ``progress`` is told (frames drawn, frames) as each frame is drawn."""
     picks = _palette_picks(len(svgs))
     first = list(dict.fromkeys(picks))
     order = first + sorted(set(range(len(svgs))) - set(first))
@@ -201,8 +200,10 @@ def _indexed_frames(svgs: Sequence[str], processes: int) -> list[Image.Image]:
     indexed: dict[int, Image.Image] = {}
     palette: Image.Image | None = None
     pixels = _drawn_pixels([svgs[number] for number in order], processes)
-    for number, (width, height, data) in zip(order, pixels, strict=True):
+    for count, (number, (width, height, data)) in enumerate(zip(order, pixels, strict=True)):
         drawn[number] = Image.frombytes("RGB", (width, height), data)
+        if progress is not None:
+            progress(count + 1, len(svgs))
         if palette is None and len(drawn) == len(first):
             palette = _palette([drawn[pick] for pick in picks])
         if palette is not None:
@@ -223,24 +224,31 @@ def _gif_bytes(indexed: Sequence[Image.Image]) -> bytes:
 
 def gif_key(match: LoadedMatch, first: int, last: int, seat: int | None) -> str:
     """What decides a GIF's bytes, as a cache key: the match's head hash (its last event's
-    chain hash, which covers every event before it), the range, the view, the width and
-    RENDERER_VERSION. The same match stored, uploaded or imported anew draws once."""
+    chain hash, which covers every event before it), the range, the view and
+    RENDERER_VERSION (the frame's size follows from the match). The same match stored,
+    uploaded or imported anew draws once."""
     head = chain_hashes(match.events)[-1] if match.events else "none"
-    return f"gif/{RENDERER_VERSION}/{WIDTH}/{head}/{first}:{last}/{seat}"
+    return f"gif/{RENDERER_VERSION}/{head}/{first}:{last}/{seat}"
 
 
 def match_gif(match: LoadedMatch, first: int, last: int, seat: int | None = None,
-              processes: int | None = None) -> bytes:
+              processes: int | None = None, progress: Progress | None = None) -> bytes:
     """Steps ``first`` to ``last`` of a loaded match as an animated GIF (its bytes), its
     frames drawn by ``processes`` processes (default: drawing_processes); the bytes do not
-    depend on how many."""
+    depend on how many. ``progress(drawn, frames)`` is called as each frame is drawn (from
+    the calling thread)."""
     if match.game is None or not match.steps:
         raise StepRangeError("this match has no steps to animate")
     if last - first + 1 > MAX_GIF_FRAMES:
         raise StepRangeError(f"a GIF holds at most {MAX_GIF_FRAMES} frames, not "
                              f"{last - first + 1}")
-    svgs = [_frame_svg(match.svg(number, seat), number, match.last_step,
-                       match.steps[number].caption) for number in range(first, last + 1)]
+    drawings = [match.svg(number, seat) for number in range(first, last + 1)]
+    width = frame_width(drawings[0])
+    captions = [caption_lines(number, match.last_step, match.steps[number].caption, width)
+                for number in range(first, last + 1)]
+    lines = max(len(caption) for caption in captions)
+    svgs = [(frame_svg(drawing, caption, width, lines), width)
+            for drawing, caption in zip(drawings, captions, strict=True)]
     if processes is None:
         processes = drawing_processes(len(svgs))
-    return _gif_bytes(_indexed_frames(svgs, processes))
+    return _gif_bytes(_indexed_frames(svgs, processes, progress))

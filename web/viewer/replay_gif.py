@@ -10,7 +10,9 @@ client address (security.py, as uploads do; a cached GIF is free).
 A GIF is drawn on a thread of its own, so that no request outlives a worker's timeout however
 long the drawing: the request that started it waits DRAW_WAIT_S for it, and past that is
 answered 202 with ``Retry-After`` while the drawing goes on into the cache, where the retry
-finds it.
+finds it. Every 202 for a GIF being drawn says how far it is ("120 of 327 frames drawn", and
+the numbers in ``X-Frames-Drawn`` and ``X-Frames``), so the share box can show it; a request
+sent with ``Prefer: respond-async`` (RFC 7240) is answered so at once instead of waiting.
 """
 
 from __future__ import annotations
@@ -51,6 +53,19 @@ def _drawing() -> threading.Lock:
     return lock
 
 
+def _in_progress() -> dict[str, _Drawing]:
+    """The GIFs being drawn in this process, by key (one at most: the drawing slot)."""
+    drawings: dict[str, _Drawing] = current_app.extensions.setdefault(
+        "fairdeal.viewer.gifs_drawing", {})
+    return drawings
+
+
+def _wait() -> float:
+    """How long a request waits for a drawing: not at all when it asked to be told at once."""
+    prefer = request.headers.get("Prefer", "")
+    return 0.0 if "respond-async" in prefer.lower() else DRAW_WAIT_S
+
+
 def gif_url(match_id: str) -> str:
     """The absolute address of a match's GIF, for the share box."""
     return request.url_root.rstrip("/") + f"/m/{match_id}.gif"
@@ -61,27 +76,42 @@ class _Drawing(threading.Thread):
     it when done); the request that started it waits for it a while (``answer``)."""
 
     def __init__(self, match: Any, steps: tuple[int, int], seat: int | None,
-                 cache: MatchCache, key: str, slot: threading.Lock) -> None:
+                 cache: MatchCache, key: str, slot: threading.Lock,
+                 registry: dict[str, _Drawing]) -> None:
         super().__init__(name=f"fairdeal-gif {key}", daemon=True)
         self.match, self.steps, self.seat = match, steps, seat
-        self.cache, self.key, self.slot = cache, key, slot
+        self.cache, self.key, self.slot, self.registry = cache, key, slot, registry
         self.data: bytes | None = None
         self.error: BaseException | None = None
+        self.drawn, self.frames = 0, steps[1] - steps[0] + 1
+        registry[key] = self
+
+    def _progress(self, drawn: int, frames: int) -> None:
+        self.drawn, self.frames = drawn, frames
 
     def run(self) -> None:
         try:
-            self.data = match_gif(self.match, *self.steps, self.seat)
+            self.data = match_gif(self.match, *self.steps, self.seat,
+                                  progress=self._progress)
             self.cache.put(self.key, self.data)
         except BaseException as e:  # raised again in the waiting request, as drawn there
             self.error = e
         finally:
+            self.registry.pop(self.key, None)
             self.slot.release()
 
     def answer(self, wait: float) -> Response:
-        """The GIF, once drawn within ``wait`` seconds; else a 202 saying to retry."""
+        """The GIF, once drawn within ``wait`` seconds; else a 202 saying how far it is."""
         self.join(wait)
         if self.is_alive():
-            return _retry_later(f"this replay GIF is being drawn: retry in {RETRY_AFTER_S} s\n")
+            drawn, frames = self.drawn, self.frames
+            state = (f"{drawn} of {frames} frames drawn" if drawn < frames
+                     else f"all {frames} frames drawn, being put together")
+            busy = _retry_later(f"this replay GIF is being drawn ({state}): retry in "
+                                f"{RETRY_AFTER_S} s\n")
+            busy.headers["X-Frames-Drawn"] = str(drawn)
+            busy.headers["X-Frames"] = str(frames)
+            return busy
         if self.error is not None:
             raise self.error
         assert self.data is not None
@@ -120,6 +150,9 @@ def match_gif_page(match_id: str) -> Any:
     cached = cache.peek(key)
     if cached is not None:
         return _gif(cached)
+    underway = _in_progress().get(key)
+    if underway is not None:  # this very GIF: say how far it is (or wait for it a while)
+        return underway.answer(_wait())
     slot = _drawing()
     if not slot.acquire(blocking=False):
         return _retry_later(f"another replay GIF is being drawn here; this one is not drawn "
@@ -132,10 +165,10 @@ def match_gif_page(match_id: str) -> Any:
         limited = rate_limited("gif")
         if limited is not None:
             return limited
-        started = _Drawing(match, (first, last), seat, cache, key, slot)
+        started = _Drawing(match, (first, last), seat, cache, key, slot, _in_progress())
         started.start()  # the slot is the drawing's now: it releases it when done
         drawing = started
     finally:
         if drawing is None:
             slot.release()
-    return drawing.answer(DRAW_WAIT_S)
+    return drawing.answer(_wait())

@@ -10,6 +10,7 @@ import random
 import re
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,19 @@ def _get(url: str, token: str | None = None) -> bytes:
     with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30) as r:
         data: bytes = r.read()
         return data
+
+
+def _gif(url: str) -> bytes:
+    """The GIF, as a client should fetch it: a 202 (still being drawn: a long match on a
+    loaded machine takes longer than the 10 s a request waits) is retried after its
+    Retry-After, for two minutes at most."""
+    for _ in range(40):
+        with urllib.request.urlopen(url, timeout=30) as r:
+            if r.status != 202:
+                data: bytes = r.read()
+                return data
+            time.sleep(int(r.headers["Retry-After"]))
+    raise AssertionError(f"{url} was still being drawn after two minutes")
 
 
 def _post(url: str, body: Any, token: str | None = None) -> Any:
@@ -110,5 +124,5 @@ def test_play_runs_bot_matches_and_the_viewer_draws_them(server: str) -> None:
     image = preview.group(1).replace("&amp;", "&")
     png = _get(image if image.startswith("http") else f"{server}{image}")
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    gif = _get(f"{server}/m/{match_id}.gif")
+    gif = _gif(f"{server}/m/{match_id}.gif")
     assert gif[:6] == b"GIF89a"

@@ -11,7 +11,6 @@ from PIL import Image
 
 from fairdeal.web.viewer import animation
 from fairdeal.web.viewer.animation import (
-    WIDTH,
     StepRangeError,
     drawing_processes,
     match_gif,
@@ -53,7 +52,7 @@ def test_the_gif_of_a_stored_match(client: Any, app: Any, arcomage_bundles: Any)
     assert response.status_code == 200 and response.mimetype == "image/gif"
     assert "max-age" in response.headers["Cache-Control"]
     image = Image.open(io.BytesIO(response.data))
-    assert image.n_frames == 5 and image.size[0] == WIDTH
+    assert image.n_frames == 5 and image.size[0] == 656  # the card text at 8 px: captions.py
     # cached: asking again draws nothing new
     cache = app.extensions["fairdeal.viewer.gifs"]
     assert len(cache._items) == 1
@@ -102,7 +101,7 @@ def test_frames_drawn_by_other_processes_make_the_same_gif() -> None:
     shared = match_gif(match, 0, count - 1, processes=2)
     assert shared == alone
     image = Image.open(io.BytesIO(shared))
-    assert image.n_frames == count and image.size[0] == WIDTH
+    assert image.n_frames == count and image.size[0] == 656
 
 
 def test_frames_are_drawn_here_when_no_process_can_be_started(monkeypatch, caplog) -> None:
