@@ -55,7 +55,9 @@ def browser_verifier() -> dict[str, Any]:
     runtime = url_for("viewer.pyodide_file", version=PYODIDE_VERSION,
                       name=PYODIDE_FILES[0]).rsplit("/", 1)[0] + "/"
     packages = url_for("viewer.fairdeal_packages", v=etag)
-    worker = url_for("viewer.verify_worker", runtime=runtime, packages=packages)
+    bytecode = url_for("viewer.static", filename="bytecode_cache.py")
+    worker = url_for("viewer.verify_worker", runtime=runtime, packages=packages,
+                     bytecode=bytecode)
     # what this server says its verifier is; the page shows the hash the browser computes over
     # the bytes it loaded, and says so when the two differ
     return {"enabled": True, "worker": worker, "version": PYODIDE_VERSION,
