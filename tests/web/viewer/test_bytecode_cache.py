@@ -6,24 +6,32 @@ zip). Code kept from an earlier visit is used only for the very source it was co
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 import fairdeal.web.viewer as viewer
 from fairdeal.web.viewer.runtime import (
+    PYODIDE_FILES,
     PYODIDE_VERSION,
     fetch_runtime,
     runtime_dir,
     runtime_ready,
 )
+from fairdeal.web.viewer.seed import SEED_NAME, build_seed, seed_version
+from fairdeal.web.viewer.sources import MemoryLedger
+from fairdeal.web.viewer.standalone import create_viewer_app
 
 from .browsing import CHROMIUM, CHROMIUM_ARGS, serving
 from .test_browser_verify import SIGNED, SLOW, _cli_reports, _without_browser
@@ -114,6 +122,21 @@ def test_another_python_s_or_damaged_bytes_are_ignored(tmp_path: Path) -> None:
         assert visit["cached"] == 0 and visit["compiled"] == first["compiled"]
 
 
+def test_a_seed_is_used_for_the_standard_library_only(tmp_path: Path) -> None:
+    """The server's seed (a first visit's) may not stand in for any module outside the standard
+    library's zip: fairdeal's own code always runs as compiled from the archive it hashed."""
+    env = _folder(tmp_path)
+    first = _visit(tmp_path, env)  # kept: entries for plain.py and lib.zip's modules
+    kept = tmp_path / "kept"
+    magic, body = kept.read_bytes()[:4], kept.read_bytes()[4:]
+    Path(str(kept) + "-seed").write_bytes(magic + zlib.compress(body))
+    kept.unlink()
+    seeded = _visit(tmp_path, env)
+    assert seeded["values"] == [1, "inner", "lazy"]
+    # CPython's standard library is no zip here: nothing in the seed is the standard library's
+    assert seeded["cached"] == 0 and seeded["compiled"] == first["compiled"]
+
+
 def test_imported_under_another_name_it_changes_nothing() -> None:
     done = subprocess.run([sys.executable, "-c",
                            "import sys, runpy\n"
@@ -129,15 +152,15 @@ def test_imported_under_another_name_it_changes_nothing() -> None:
 @pytest.mark.browser
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}")
 def test_a_returning_visitor_loads_from_the_caches_and_gets_the_cli_s_verdict(
-        tmp_path: Path, signed_site: tuple[str, str]) -> None:
-    """A browser profile on disk, closed and started again, as a visitor's is: the second visit
-    takes Pyodide from the HTTP cache and every module from the bytecode cache (none compiled),
-    and both visits give `fairdeal verify --json`'s report."""
+        tmp_path: Path, seeded_runtime: Path, signed_site: tuple[str, str]) -> None:
+    """A browser profile on disk, closed and started again, as a visitor's is. The first visit
+    takes the standard library's code from the site's seed (built by Pyodide under Node.js) and
+    compiles fairdeal's own modules, all of them; the second takes Pyodide from the HTTP cache
+    and every module from the bytecode cache (none compiled). Both give `fairdeal verify
+    --json`'s report."""
     playwright_api = pytest.importorskip("playwright.sync_api")
-    folder = runtime_dir()
-    if not runtime_ready(folder):
-        fetch_runtime(folder)
     url, match_id = signed_site
+    build_seed(seeded_runtime)
     visits = []
     with playwright_api.sync_playwright() as p:
         for _ in range(2):
@@ -152,16 +175,41 @@ def test_a_returning_visitor_loads_from_the_caches_and_gets_the_cli_s_verdict(
     for visit in visits:
         assert _without_browser(visit["report"]) == cli
     counts = first["report"]["browser"]["startup"]["bytecode"]
-    assert counts["cached"] == 0 and counts["compiled"] > 100  # Pyodide's own and fairdeal's
+    assert counts["cached"] > 100  # Pyodide's own modules, from the seed
+    # fairdeal's archive is unpacked into Python's working folder, outside the stdlib's zip
+    ours = {origin.split("/fairdeal/", 1)[1] for origin in first["compiled"]
+            if "/fairdeal/" in origin and ".zip/" not in origin}
+    assert len(ours) > 30 and {"verifier/verify.py", "games/plugin.py"} <= ours
+    # counted when the worker is ready; the verification imports more as it goes
+    assert 0 < counts["compiled"] <= len(first["compiled"])
     assert second["report"]["browser"]["startup"]["bytecode"] == {
-        "cached": counts["compiled"], "compiled": 0}
-    runtime = [name for name in first["sizes"] if f"/pyodide/{PYODIDE_VERSION}/" in name]
-    assert len(runtime) == 5 and all(first["sizes"][name] > 0 for name in runtime)
-    assert all(second["sizes"][name] == 0 for name in runtime)  # from the HTTP cache
+        "cached": counts["cached"] + counts["compiled"], "compiled": 0}
+    assert second["compiled"] == []
+    runtime = [url for url in first["sizes"]
+               if url.split(f"/pyodide/{PYODIDE_VERSION}/")[-1] in PYODIDE_FILES]
+    assert len(runtime) == 5 and all(first["sizes"][url] > 0 for url in runtime)
+    assert all(second["sizes"][url] == 0 for url in runtime)  # from the HTTP cache
+    seed = [url for url in first["sizes"] if SEED_NAME in url]
+    assert len(seed) == 1 and seed[0] not in second["sizes"]  # the bytecode cache instead
 
 
 @pytest.fixture
-def signed_site(tmp_path: Path) -> Iterator[tuple[str, str]]:
+def seeded_runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The pinned runtime's files (linked, not copied) in a folder of their own, where the test
+    builds the seed; the site serves it (FAIRDEAL_PYODIDE_DIR)."""
+    folder = runtime_dir()
+    if not runtime_ready(folder):
+        fetch_runtime(folder)
+    seeded = tmp_path / "runtime"
+    seeded.mkdir()
+    for name in (*PYODIDE_FILES, "VERSION"):
+        (seeded / name).symlink_to((folder / name).resolve())
+    monkeypatch.setenv("FAIRDEAL_PYODIDE_DIR", str(seeded))
+    return seeded
+
+
+@pytest.fixture
+def signed_site(tmp_path: Path, seeded_runtime: Path) -> Iterator[tuple[str, str]]:
     """The project's app, over SQLite, holding the signed fixture; sealed by the fixtures' key,
     so its page says "every check passed" and the browser agrees."""
     from fairdeal.ledger.keys import KEY_FILE
@@ -194,4 +242,38 @@ def _visit_page(tab: Any, url: str) -> dict[str, Any]:
     assert worker.evaluate("self.fairdealBytecode") == {"saved": True, "saving": True}
     sizes = worker.evaluate("Object.fromEntries(performance.getEntriesByType('resource')"
                             ".map(e => [e.name, e.transferSize]))")
-    return {"report": tab.evaluate("window.fairdealBrowserReport"), "sizes": sizes}
+    compiled = json.loads(worker.evaluate(
+        "ready.then(py => py.runPython('import json, sitecustomize\\n"
+        "json.dumps(sitecustomize.CACHE.compiled_here)'))"))
+    return {"report": tab.evaluate("window.fairdealBrowserReport"), "sizes": sizes,
+            "compiled": compiled}
+
+
+# --- the seed: served, named to the worker ----------------------------------------------------
+
+def test_the_seed_is_named_to_the_worker_and_served_cached_for_good(
+        store: MemoryLedger, tmp_path: Path) -> None:
+    for name in PYODIDE_FILES:
+        (tmp_path / name).write_bytes(b"\0asm" if name.endswith(".wasm") else b"{}")
+    (tmp_path / "VERSION").write_text(PYODIDE_VERSION + "\n")
+    client = create_viewer_app(store, {"FAIRDEAL_PYODIDE_DIR": str(tmp_path)}).test_client()
+    match_id = store.list_matches()[0]["match_id"]
+    seed_url = f"/pyodide/{PYODIDE_VERSION}/{SEED_NAME}"
+    page = client.get(f"/m/{match_id}").get_data(as_text=True)
+    assert "seed=" not in page and client.get(seed_url).status_code == 404
+    (tmp_path / SEED_NAME).write_bytes(b"seed bytes")
+    page = client.get(f"/m/{match_id}").get_data(as_text=True)
+    head = page.split("</head>")[0]
+    # the verifier's script starts from the head, async, with the worker's URL and the seed's
+    script = re.search(r'<script src="[^"]*browser-verify\.js" data-worker="([^"]*)" '
+                       r'data-bundle-url="[^"]+" async></script>', head)
+    assert script is not None, head
+    worker = parse_qs(urlsplit(html.unescape(script.group(1))).query)
+    assert worker["bytecode"][0].endswith("/bytecode_cache.py")
+    version = seed_version(tmp_path)
+    assert worker["seed"] == [f"{seed_url}?v={version}"]
+    served = client.get(worker["seed"][0])
+    assert served.data == b"seed bytes" and served.mimetype == "application/octet-stream"
+    assert "immutable" in served.headers["Cache-Control"]
+    assert "immutable" not in client.get(seed_url).headers.get("Cache-Control", "")
+    assert client.get(worker["bytecode"][0]).data == CACHE_PY.read_bytes()

@@ -13,37 +13,57 @@ import _imp
 import marshal
 import os
 import sys
+import zlib
 
 #: where the worker puts the bytes an earlier visit kept (absent on a first visit)
 STORED = os.environ.get("FAIRDEAL_BYTECODE", "/lib/fairdeal-bytecode")
+#: on a first visit, the server's seed instead: the standard library's code, compiled by this
+#: runtime when the server fetched it; only its standard library entries are ever used, so
+#: fairdeal's own modules always run code compiled here, from the archive whose hash is shown
+SEED = STORED + "-seed"
 _MAGIC = _external.MAGIC_NUMBER
+
+
+def stdlib_zip():
+    """The standard library's zip on the path (Pyodide: /lib/python313.zip), or None."""
+    name = f"python{sys.version_info[0]}{sys.version_info[1]}.zip"
+    return next((entry for entry in sys.path if entry.endswith("/" + name)), None)
 
 
 def _source_hash(source):
     return _imp.source_hash(_external._RAW_MAGIC_NUMBER, source)
 
 
+def _read(path, compressed=False):
+    try:
+        with open(path, "rb") as stored:
+            data = stored.read()
+    except OSError:
+        return {}
+    if data[:len(_MAGIC)] != _MAGIC:  # another Python's bytecode: never used
+        return {}
+    try:
+        data = data[len(_MAGIC):]
+        entries = marshal.loads(zlib.decompress(data) if compressed else data)
+    except (EOFError, ValueError, TypeError, zlib.error):
+        return {}
+    return entries if isinstance(entries, dict) else {}
+
+
 class BytecodeCache:
     """origin -> (source hash, marshalled code), read from STORED, grown by every compile."""
 
-    def __init__(self, path):
-        self.entries = {}
+    def __init__(self, path, seed=None):
         self.used = {}
+        self.compiled_here = []  # the origins this visit compiled, in order
         self.cached = 0
         self.compiled = 0
-        try:
-            with open(path, "rb") as stored:
-                data = stored.read()
-        except OSError:
-            return
-        if data[:len(_MAGIC)] != _MAGIC:  # another Python's bytecode: never used
-            return
-        try:
-            entries = marshal.loads(data[len(_MAGIC):])
-        except (EOFError, ValueError, TypeError):
-            return
-        if isinstance(entries, dict):
-            self.entries = entries
+        self.entries = _read(path)
+        if not self.entries and seed:
+            stdlib = stdlib_zip()
+            self.entries = {origin: entry for origin, entry in _read(seed, True).items()
+                            if stdlib and isinstance(origin, str)
+                            and origin.startswith(stdlib + "/")}
 
     def code(self, origin, source):
         digest = _source_hash(source)
@@ -54,15 +74,20 @@ class BytecodeCache:
             return marshal.loads(entry[1])
         code = compile(source, origin, "exec", dont_inherit=True)
         self.compiled += 1
+        self.compiled_here.append(origin)
         self.used[origin] = (digest, marshal.dumps(code))
         return code
 
-    def blob(self):
+    def blob(self, only=None):
         """What to keep for the next visit: the modules this visit imported (None when every
-        one came from the cache already)."""
+        one came from the cache already). ``only``: a seed, of the modules whose path starts
+        so, compressed (it travels; the cache stays in the browser)."""
         if not self.compiled:
             return None
-        return _MAGIC + marshal.dumps(self.used)
+        if only is None:
+            return _MAGIC + marshal.dumps(self.used)
+        seed = {origin: entry for origin, entry in self.used.items() if origin.startswith(only)}
+        return _MAGIC + zlib.compress(marshal.dumps(seed), 9)
 
 
 class CachedLoader:
@@ -101,6 +126,6 @@ class CachedFinder:
         pass
 
 
-CACHE = BytecodeCache(STORED)
+CACHE = BytecodeCache(STORED, SEED)
 if __name__ == "sitecustomize":  # only where the worker installed it: imported elsewhere, inert
     sys.meta_path.insert(sys.meta_path.index(_external.PathFinder), CachedFinder)

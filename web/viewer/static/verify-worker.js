@@ -21,6 +21,7 @@ var params = new URL(self.location.href).searchParams;
 var runtimeUrl = params.get("runtime");   // e.g. /pyodide/0.29.5/
 var packagesUrl = params.get("packages"); // e.g. /pyodide/fairdeal.zip?v=<etag>
 var bytecodeUrl = params.get("bytecode"); // bytecode_cache.py, installed as sitecustomize
+var seedUrl = params.get("seed");         // the standard library's bytecode, when the site has it
 var ready = null;
 var startup = {};  // how long each part of the start took, in ms (the bench reports them)
 var archive = null;  // {sha256, bytes} of the fairdeal.zip this worker loaded
@@ -40,6 +41,12 @@ function storedBytecode() {
     .then(function (cache) { return cache.match(bytecodeKey); })
     .then(function (response) { return response ? response.arrayBuffer() : null; })
     .catch(function () { return null; });  // storage refused (private mode, quota): compile
+}
+
+function fetchSeed() {
+  return fetch(seedUrl, { credentials: "same-origin" })
+    .then(function (response) { return response.ok ? response.arrayBuffer() : null; })
+    .catch(function () { return null; });
 }
 
 // what this visit compiled, kept for the next one; an older runtime's entry is dropped
@@ -101,6 +108,8 @@ function boot() {
       var t0 = performance.now();
       // read while Pyodide loads: both are needed just before Python starts
       var stored = storedBytecode();
+      // a first visit: the site's seed instead (of which only the standard library is used)
+      var seeded = stored.then(function (data) { return data || !seedUrl ? null : fetchSeed(); });
       var customize = bytecodeUrl ? fetch(bytecodeUrl, { credentials: "same-origin" })
         .then(function (response) { return response.ok ? response.text() : null; })
         .catch(function () { return null; }) : Promise.resolve(null);
@@ -112,10 +121,12 @@ function boot() {
         fsInit: async function (FS, info) {
           var source = await customize;
           var data = await stored;
+          var seed = await seeded;
           if (!source) return;  // no bytecode cache: Python compiles as it always did
           FS.mkdirTree(info.sitePackages);
           FS.writeFile(info.sitePackages + "/sitecustomize.py", source);
           if (data) FS.writeFile("/lib/fairdeal-bytecode", new Uint8Array(data));
+          else if (seed) FS.writeFile("/lib/fairdeal-bytecode-seed", new Uint8Array(seed));
         },
       });
       var t1 = performance.now();
