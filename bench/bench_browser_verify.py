@@ -9,12 +9,15 @@ both seats, so the pure-Python Ed25519 runs on every move) served by the project
   its HTTP cache, Chromium's compiled-code cache and the verifier's bytecode cache are the ones
   a returning visitor has) and opens the page again.
 
-Each run measures two pages in turn, in the same run: "before" is the page as it was before
-issue 20 (its script tag deferred, so the worker starts once the page is parsed; no bytecode
-cache), made from today's page by rewriting its HTML on the way to the browser; "after" is the
-page as served. The time is from navigation start to the browser's verdict on the page. The
-anchor is `verify_bytes` on the same bytes in this CPython process (cryptography's OpenSSL
-Ed25519), and with the pure-Python Ed25519 alone: ratios are what to compare across machines.
+Each run measures three pages in turn, in the same run: "before" is the page as it was
+before issue 20 (its script tag deferred, so the worker starts once the page is parsed; no
+bytecode cache), made from today's page by rewriting its HTML on the way to the browser;
+"noseed" is today's page on a site without the bytecode seed (no Node.js when the runtime was
+fetched); "after" is the page as served, with the seed (built here if the runtime folder has
+none: `make pyodide` builds it). The time is from navigation start to the browser's verdict
+on the page. The anchor is `verify_bytes` on the same bytes in this CPython process
+(cryptography's OpenSSL Ed25519), and with the pure-Python Ed25519 alone: ratios are what to
+compare across machines.
 
     python bench/bench_browser_verify.py [--runs 5] [--events 300]
 """
@@ -39,6 +42,7 @@ from fairdeal.client.simulate import SimulationSettings, simulate_matches
 from fairdeal.verifier import keys
 from fairdeal.verifier.verify import verify_bytes
 from fairdeal.web.viewer.runtime import fetch_runtime, runtime_dir, runtime_ready
+from fairdeal.web.viewer.seed import build_seed, seed_version
 
 CHROMIUM = os.environ.get("FAIRDEAL_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -82,7 +86,8 @@ def cpython_anchor(data: bytes, runs: int) -> dict[str, float]:
 
 def serve(data: bytes, folder: Path) -> tuple[list[Any], dict[str, str]]:
     """The project's app with the match, on two servers: as served ("after") and with its
-    match page rewritten as it was before issue 20 ("before"); the match page's URL on each."""
+    match page rewritten as it was before issue 20 ("before") and as on a site without the seed
+    ("noseed"); the match page's URL on each."""
     from werkzeug.serving import make_server
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request otherwise
@@ -92,7 +97,8 @@ def serve(data: bytes, folder: Path) -> tuple[list[Any], dict[str, str]]:
     match_id, report = app.extensions["fairdeal.ledger"].import_bundle(data)
     assert match_id is not None, report.failure
     servers, urls = [], {}
-    for page, wsgi in (("after", app.wsgi_app), ("before", Before(app.wsgi_app))):
+    for page, wsgi in (("after", app.wsgi_app), ("before", Before(app.wsgi_app)),
+                       ("noseed", Before(app.wsgi_app, only_seed=True))):
         httpd = make_server("127.0.0.1", 0, wsgi, threaded=True)
         threading.Thread(target=httpd.serve_forever, daemon=True).start()
         servers.append(httpd)
@@ -102,11 +108,12 @@ def serve(data: bytes, folder: Path) -> tuple[list[Any], dict[str, str]]:
 
 class Before:
     """WSGI middleware: the match page as it was before issue 20 — the verifier's script
-    deferred (the worker starts once the page is parsed) and no bytecode cache (the worker is
-    not told where its finder is). Everything else is the app's own answer."""
+    deferred (the worker starts once the page is parsed) and no bytecode cache or seed (the
+    worker is not told where they are). Everything else is the app's own answer."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, only_seed: bool = False) -> None:
         self.app = app
+        self.only_seed = only_seed  # "noseed": today's page on a site without the seed
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         if not environ.get("PATH_INFO", "").startswith("/m/"):
@@ -114,8 +121,11 @@ class Before:
         kept: list[Any] = []
         body = b"".join(self.app(environ, lambda status, headers, *rest: kept.extend(
             [status, headers])))
-        html = re.sub(r"&(amp;)?bytecode=[^&\"]*", "", body.decode())
-        body = html.replace('" async></script>', '" defer></script>').encode()
+        if self.only_seed:
+            body = re.sub(rb"&(amp;)?seed=[^&\"]*", b"", body)
+        else:
+            html = re.sub(r"&(amp;)?(bytecode|seed)=[^&\"]*", "", body.decode())
+            body = html.replace('" async></script>', '" defer></script>').encode()
         headers = [(k, v) for k, v in kept[1] if k.lower() != "content-length"]
         start_response(kept[0], headers + [("Content-Length", str(len(body)))])
         return [body]
@@ -184,7 +194,8 @@ def report(anchor: dict[str, float], runs: dict[str, list[dict[str, dict[str, An
             parts = {part: median(row[part] for row in rows) / 1000 for part in PARTS}
             print("       " + ", ".join(f"{NAMES[part]} {parts[part]:.2f}" for part in PARTS))
     for name in ("first load", "cached"):
-        print(f"after / before, {name}: {totals['after', name] / totals['before', name]:.2f}")
+        for page in ("noseed", "after"):
+            print(f"{page} / before, {name}: {totals[page, name] / totals['before', name]:.2f}")
 
 
 def main() -> None:
@@ -196,15 +207,17 @@ def main() -> None:
 
     if not runtime_ready(runtime_dir()):
         fetch_runtime(runtime_dir())
+    if seed_version(runtime_dir()) is None:
+        build_seed(runtime_dir())
     data = long_match(args.events)
     events = len(json.loads(data)["events"])
     anchor = cpython_anchor(data, args.runs)
-    runs: dict[str, list[dict[str, dict[str, Any]]]] = {"before": [], "after": []}
+    runs: dict[str, list[dict[str, dict[str, Any]]]] = {"before": [], "noseed": [], "after": []}
     load = []
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as p:
         servers, urls = serve(data, Path(folder))
         for _ in range(args.runs):
-            for page in ("before", "after"):  # alternating: the machine's load hits both
+            for page in runs:  # alternating: the machine's load hits each alike
                 runs[page].append(one_run(p, urls[page], page == "before"))
                 load.append(os.getloadavg()[0])
         for httpd in servers:
