@@ -272,8 +272,7 @@ def fairdeal_version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Fetch the pinned Pyodide runtime with npm "
-                                     "(and build its bytecode seed with Node.js).")
+    parser = argparse.ArgumentParser(description="Fetch the pinned Pyodide runtime with npm.")
     parser.add_argument("--dir", help="where to put it (default: FAIRDEAL_PYODIDE_DIR or the "
                         "viewer's static/pyodide/)")
     args = parser.parse_args(argv)
@@ -284,15 +283,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fairdeal: {e}", file=sys.stderr)
         return 1
     print(f"Pyodide {PYODIDE_VERSION} is in {folder}")
-    from .seed import SEED_NAME, SeedError, build_seed
-
-    if not (folder / SEED_NAME).is_file():
-        try:
-            build_seed(folder)
-        except SeedError as e:  # an optimisation only: the runtime works without it
-            print(f"fairdeal: no bytecode seed: {e}", file=sys.stderr)
-            return 0
-    print(f"the standard library's bytecode for a first visit: {folder / SEED_NAME}")
     return 0
 
 

@@ -8,21 +8,24 @@ still has that hash, and only for the standard library's zip (never for fairdeal
 whose code the browser always compiles from the bytes whose SHA-256 it shows). It is an
 optimisation only: without Node.js, or without the file, the first visit compiles as before.
 
-    python -m fairdeal.web.viewer.runtime     # fetches the runtime, then builds the seed
+    make pyodide      # main() here: the runtime (runtime.main), then the seed
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 from pathlib import Path
 
+from . import runtime
 from .runtime import package_archive
 
-__all__ = ["SEED_NAME", "SeedError", "build_seed", "seed_version"]
+__all__ = ["SEED_NAME", "SeedError", "build_seed", "main", "seed_version"]
 
 #: the seed's file name, in the runtime's folder beside the files loadPyodide fetches
 SEED_NAME = "bytecode-seed.bin"
@@ -102,3 +105,29 @@ def seed_version(folder: Path) -> str | None:
             known = (mtime, hashlib.sha256(path.read_bytes()).hexdigest()[:16])
             _versions[path] = known
         return known[1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fetch the runtime (runtime.main) and build its seed when it has none."""
+    parser = argparse.ArgumentParser(description="Fetch the pinned Pyodide runtime with npm, "
+                                     "then build its bytecode seed with Node.js.")
+    parser.add_argument("--dir", help="where to put it (default: FAIRDEAL_PYODIDE_DIR or the "
+                        "viewer's static/pyodide/)")
+    args = parser.parse_args(argv)
+    status = runtime.main(argv)
+    if status != 0:
+        return status
+    folder = runtime.runtime_dir(args.dir)
+    if not (folder / SEED_NAME).is_file():
+        try:
+            build_seed(folder)
+        except SeedError as e:  # an optimisation only: the runtime works without it
+            print(f"fairdeal: no bytecode seed, a first visit compiles Python's standard "
+                  f"library itself: {e}", file=sys.stderr)
+            return 0
+    print(f"the standard library's bytecode for a first visit: {folder / SEED_NAME}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -277,3 +277,21 @@ def test_the_seed_is_named_to_the_worker_and_served_cached_for_good(
     assert "immutable" in served.headers["Cache-Control"]
     assert "immutable" not in client.get(seed_url).headers.get("Cache-Control", "")
     assert client.get(worker["bytecode"][0]).data == CACHE_PY.read_bytes()
+
+
+def test_make_pyodide_says_in_words_when_it_cannot_build_the_seed(tmp_path: Path) -> None:
+    """`make pyodide` (fairdeal.web.viewer.seed's main): a runtime whose loader is not
+    Pyodide's cannot build a seed; it says so in one line, writes nothing, and succeeds (the
+    seed is an optimisation only)."""
+    for name in PYODIDE_FILES:
+        (tmp_path / name).write_bytes(b"{}")
+    (tmp_path / "VERSION").write_text(PYODIDE_VERSION + "\n")
+    done = subprocess.run([sys.executable, "-c", "import sys; from fairdeal.web.viewer.seed "
+                           "import main; sys.exit(main())", "--dir", str(tmp_path)],
+                          capture_output=True, text=True, timeout=300)  # as the Makefile
+    assert done.returncode == 0, done.stderr
+    assert f"Pyodide {PYODIDE_VERSION} is in {tmp_path}" in done.stdout
+    assert done.stderr.startswith("fairdeal: no bytecode seed, a first visit compiles Python's "
+                                  "standard library itself: ")
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert not list(tmp_path.glob(SEED_NAME + "*"))
