@@ -27,9 +27,10 @@ install: $(STAMP)
 
 ## The browser verifier's runtime: the npm registry's pyodide package (version pinned in
 ## web/viewer/runtime.py, integrity checked), into the viewer's gitignored static/pyodide/.
-## Needs npm. fairdeal serves it itself: no CDN at run time.
+## Needs npm. fairdeal serves it itself: no CDN at run time. Then the bytecode seed (Node.js):
+## the standard library's code for a visitor's first visit (docs/browser.md, Speed).
 pyodide: $(STAMP)
-	$(BIN)/python -c 'import sys; from fairdeal.web.viewer.runtime import main; sys.exit(main())'
+	$(BIN)/python -c 'import sys; from fairdeal.web.viewer.seed import main; sys.exit(main())'
 
 ## The main job on the embedded default: bot matches of every game, verified offline, stored in
 ## the embedded database and served in the viewer, while bots play a few live matches on it

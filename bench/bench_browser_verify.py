@@ -3,14 +3,21 @@
 Debian's chromium opens the match page of a long two-tower duel (random bots, moves signed by
 both seats, so the pure-Python Ed25519 runs on every move) served by the project's app:
 
-- first load: a fresh browser profile, so Pyodide (~12 MB unpacked) and fairdeal's zip come
-  over the loopback and WebAssembly is compiled from scratch;
-- cached: the same profile reloads the page (HTTP cache; Chromium's compiled-code cache).
+- first load: a fresh on-disk browser profile, so Pyodide (~12 MB unpacked) and fairdeal's zip
+  come over the loopback, WebAssembly is compiled and Python compiles every module it imports;
+- cached: the browser is closed, then started again on that same profile (the folder on disk:
+  its HTTP cache, Chromium's compiled-code cache and the verifier's bytecode cache are the ones
+  a returning visitor has) and opens the page again.
 
-The time is from navigation start to the browser's verdict on the page. The anchor is
-`verify_bytes` on the same bytes in this CPython process (cryptography's OpenSSL Ed25519), and
-the pure-Python Ed25519 alone in CPython, measured in the same run: the ratios are what to
-compare across machines (this one is shared and loaded).
+Each run measures three pages in turn, in the same run: "before" is the page as it was
+before issue 20 (its script tag deferred, so the worker starts once the page is parsed; no
+bytecode cache), made from today's page by rewriting its HTML on the way to the browser;
+"noseed" is today's page on a site without the bytecode seed (no Node.js when the runtime was
+fetched); "after" is the page as served, with the seed (built here if the runtime folder has
+none: `make pyodide` builds it). The time is from navigation start to the browser's verdict
+on the page. The anchor is `verify_bytes` on the same bytes in this CPython process
+(cryptography's OpenSSL Ed25519), and with the pure-Python Ed25519 alone: ratios are what to
+compare across machines.
 
     python bench/bench_browser_verify.py [--runs 5] [--events 300]
 """
@@ -21,6 +28,8 @@ import argparse
 import json
 import logging
 import os
+import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -33,6 +42,7 @@ from fairdeal.client.simulate import SimulationSettings, simulate_matches
 from fairdeal.verifier import keys
 from fairdeal.verifier.verify import verify_bytes
 from fairdeal.web.viewer.runtime import fetch_runtime, runtime_dir, runtime_ready
+from fairdeal.web.viewer.seed import build_seed, seed_version
 
 CHROMIUM = os.environ.get("FAIRDEAL_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -74,7 +84,10 @@ def cpython_anchor(data: bytes, runs: int) -> dict[str, float]:
     return {"openssl": statistics.median(openssl), "pure": statistics.median(pure)}
 
 
-def serve(data: bytes, folder: Path) -> tuple[Any, str, str]:
+def serve(data: bytes, folder: Path) -> tuple[list[Any], dict[str, str]]:
+    """The project's app with the match, on two servers: as served ("after") and with its
+    match page rewritten as it was before issue 20 ("before") and as on a site without the seed
+    ("noseed"); the match page's URL on each."""
     from werkzeug.serving import make_server
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request otherwise
@@ -83,27 +96,106 @@ def serve(data: bytes, folder: Path) -> tuple[Any, str, str]:
     app = create_app({"FAIRDEAL_DATA_DIR": str(folder), "FAIRDEAL_SWEEPER": False})
     match_id, report = app.extensions["fairdeal.ledger"].import_bundle(data)
     assert match_id is not None, report.failure
-    httpd = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    return httpd, f"http://127.0.0.1:{httpd.server_port}", match_id
+    servers, urls = [], {}
+    for page, wsgi in (("after", app.wsgi_app), ("before", Before(app.wsgi_app)),
+                       ("noseed", Before(app.wsgi_app, only_seed=True))):
+        httpd = make_server("127.0.0.1", 0, wsgi, threaded=True)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        servers.append(httpd)
+        urls[page] = f"http://127.0.0.1:{httpd.server_port}/m/{match_id}"
+    return servers, urls
 
 
-def verdict_seconds(tab: Any, url: str,
-                    reload: bool = False) -> tuple[float, float, dict[str, int]]:
-    """Seconds from navigation to the browser's verdict, the verifier's own seconds, and how
-    long the worker's start took (Pyodide, fairdeal's zip, the imports)."""
-    if reload:
-        tab.reload()
-    else:
-        tab.goto(url)
+class Before:
+    """WSGI middleware: the match page as it was before issue 20 — the verifier's script
+    deferred (the worker starts once the page is parsed) and no bytecode cache or seed (the
+    worker is not told where they are). Everything else is the app's own answer."""
+
+    def __init__(self, app: Any, only_seed: bool = False) -> None:
+        self.app = app
+        self.only_seed = only_seed  # "noseed": today's page on a site without the seed
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        if not environ.get("PATH_INFO", "").startswith("/m/"):
+            return self.app(environ, start_response)
+        kept: list[Any] = []
+        body = b"".join(self.app(environ, lambda status, headers, *rest: kept.extend(
+            [status, headers])))
+        if self.only_seed:
+            body = re.sub(rb"&(amp;)?seed=[^&\"]*", b"", body)
+        else:
+            html = re.sub(r"&(amp;)?(bytecode|seed)=[^&\"]*", "", body.decode())
+            body = html.replace('" async></script>', '" defer></script>').encode()
+        headers = [(k, v) for k, v in kept[1] if k.lower() != "content-length"]
+        start_response(kept[0], headers + [("Content-Length", str(len(body)))])
+        return [body]
+
+
+PARTS = ("worker_ms", "runtime_ms", "packages_ms", "imports_ms", "verify_ms", "rest_ms")
+NAMES = {"worker_ms": "page until the worker starts", "runtime_ms": "Pyodide's start",
+         "packages_ms": "fairdeal's zip", "imports_ms": "imports", "verify_ms": "verification",
+         "rest_ms": "the rest (messages, drawing)"}
+
+
+def verdict(tab: Any, url: str, before: bool) -> dict[str, Any]:
+    """Open ``url``; the milliseconds from navigation to the browser's verdict and their parts."""
+    tab.goto(url)
     tab.wait_for_function("() => ['agree', 'disagree', 'error'].includes("
                           "document.getElementById('browser-verify').dataset.state)",
                           timeout=300_000)
     state = tab.evaluate("document.getElementById('browser-verify').dataset.state")
     assert state == "agree", state
-    since_start = tab.evaluate("performance.now()") / 1000  # the verdict was just drawn
+    total = tab.evaluate("performance.now()")  # the verdict was just drawn
     browser = tab.evaluate("window.fairdealBrowserReport.browser")
-    return since_start, float(browser["seconds"]), browser["startup"]
+    worker = tab.workers[0]
+    origin = worker.evaluate("performance.timeOrigin") - tab.evaluate("performance.timeOrigin")
+    start = browser["startup"]
+    parts = {"worker_ms": origin + start["since_worker_ms"], "runtime_ms": start["runtime_ms"],
+             "packages_ms": start["packages_ms"], "imports_ms": start["imports_ms"],
+             "verify_ms": browser["seconds"] * 1000}
+    parts["rest_ms"] = total - sum(parts.values())
+    if not before:  # the bytecode kept for the next visit, before the browser closes
+        worker.evaluate("() => new Promise(function wait(done) { self.fairdealBytecode.saved"
+                        " || self.fairdealBytecode.error ? done() : setTimeout(wait, 50, done) })")
+        assert "error" not in worker.evaluate("self.fairdealBytecode"), "bytecode not kept"
+    return {"total_ms": total, "bytecode": start.get("bytecode"), **parts}
+
+
+def one_run(p: Any, url: str, before: bool) -> dict[str, dict[str, Any]]:
+    """A first load in a fresh on-disk profile, then the same profile started again."""
+    profile = tempfile.mkdtemp(prefix="fairdeal-bench-profile-")
+    try:
+        seen = {}
+        for name in ("first load", "cached"):
+            context = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM,
+                                                           args=ARGS)
+            try:
+                seen[name] = verdict(context.new_page(), url, before)
+            finally:
+                context.close()
+        return seen
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def report(anchor: dict[str, float], runs: dict[str, list[dict[str, dict[str, Any]]]]) -> None:
+    median = statistics.median
+    totals = {}
+    for page, seen in runs.items():
+        for name in ("first load", "cached"):
+            rows = [run[name] for run in seen]
+            total = median(row["total_ms"] for row in rows) / 1000
+            totals[page, name] = total
+            verify = median(row["verify_ms"] for row in rows) / 1000
+            print(f"{page:<6} {name:<10} to verdict: {total:6.2f} s  (verification "
+                  f"{verify:.2f} s = {verify / anchor['pure']:.1f}x CPython pure, "
+                  f"{verify / anchor['openssl']:.0f}x CPython OpenSSL; "
+                  f"bytecode {rows[0]['bytecode']})")
+            parts = {part: median(row[part] for row in rows) / 1000 for part in PARTS}
+            print("       " + ", ".join(f"{NAMES[part]} {parts[part]:.2f}" for part in PARTS))
+    for name in ("first load", "cached"):
+        for page in ("noseed", "after"):
+            print(f"{page} / before, {name}: {totals[page, name] / totals['before', name]:.2f}")
 
 
 def main() -> None:
@@ -115,46 +207,27 @@ def main() -> None:
 
     if not runtime_ready(runtime_dir()):
         fetch_runtime(runtime_dir())
+    if seed_version(runtime_dir()) is None:
+        build_seed(runtime_dir())
     data = long_match(args.events)
     events = len(json.loads(data)["events"])
     anchor = cpython_anchor(data, args.runs)
-    first, cached, inner_first, inner_cached = [], [], [], []
-    starts: dict[str, list[dict[str, int]]] = {"first load": [], "cached": []}
+    runs: dict[str, list[dict[str, dict[str, Any]]]] = {"before": [], "noseed": [], "after": []}
+    load = []
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as p:
-        httpd, base, match_id = serve(data, Path(folder))
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        url = f"{base}/m/{match_id}"
+        servers, urls = serve(data, Path(folder))
         for _ in range(args.runs):
-            context = browser.new_context()  # a fresh profile: nothing cached
-            tab = context.new_page()
-            total, inner, start = verdict_seconds(tab, url)
-            first.append(total)
-            inner_first.append(inner)
-            starts["first load"].append(start)
-            total, inner, start = verdict_seconds(tab, url, reload=True)
-            cached.append(total)
-            inner_cached.append(inner)
-            starts["cached"].append(start)
-            context.close()
-        browser.close()
-        httpd.shutdown()
-    median = statistics.median
+            for page in runs:  # alternating: the machine's load hits each alike
+                runs[page].append(one_run(p, urls[page], page == "before"))
+                load.append(os.getloadavg()[0])
+        for httpd in servers:
+            httpd.shutdown()
     print(f"match: {events} events, {len(data) / 1024:.0f} kB, both seats' moves signed; "
-          f"{args.runs} runs, medians (load average {os.getloadavg()[0]:.1f} on "
+          f"{args.runs} runs, medians (load average {statistics.median(load):.1f} on "
           f"{os.cpu_count()} cores)")
-    print(f"anchor  CPython verify_bytes, OpenSSL Ed25519:  {anchor['openssl'] * 1000:8.0f} ms")
-    print(f"        CPython verify_bytes, pure Ed25519:     {anchor['pure'] * 1000:8.0f} ms")
-    for name, totals, inners in [("first load", first, inner_first),
-                                 ("cached", cached, inner_cached)]:
-        print(f"browser {name:<11} to verdict: {median(totals):8.2f} s "
-              f"(verifier itself {median(inners) * 1000:.0f} ms = "
-              f"{median(inners) / anchor['pure']:.1f}x CPython pure, "
-              f"{median(inners) / anchor['openssl']:.1f}x CPython OpenSSL)")
-        parts = {part: median(start[part] for start in starts[name])
-                 for part in ("runtime_ms", "packages_ms", "imports_ms")}
-        print(f"        {'':<11} start: Pyodide {parts['runtime_ms'] / 1000:.2f} s, fairdeal's zip "
-              f"{parts['packages_ms'] / 1000:.2f} s, imports {parts['imports_ms'] / 1000:.2f} s")
-    print(f"ratio first load / cached: {median(first) / median(cached):.1f}")
+    print(f"anchor  CPython verify_bytes, OpenSSL Ed25519: {anchor['openssl'] * 1000:6.0f} ms")
+    print(f"        CPython verify_bytes, pure Ed25519:    {anchor['pure'] * 1000:6.0f} ms")
+    report(anchor, runs)
     sys.stdout.flush()
 
 

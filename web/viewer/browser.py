@@ -29,6 +29,7 @@ from .runtime import (
     runtime_dir,
     runtime_ready,
 )
+from .seed import SEED_NAME, seed_version
 
 __all__ = ["WORKER_CSP", "browser_verifier"]
 
@@ -55,7 +56,14 @@ def browser_verifier() -> dict[str, Any]:
     runtime = url_for("viewer.pyodide_file", version=PYODIDE_VERSION,
                       name=PYODIDE_FILES[0]).rsplit("/", 1)[0] + "/"
     packages = url_for("viewer.fairdeal_packages", v=etag)
-    worker = url_for("viewer.verify_worker", runtime=runtime, packages=packages)
+    bytecode = url_for("viewer.static", filename="bytecode_cache.py")
+    extra = {}
+    seed = seed_version(_folder())
+    if seed is not None:  # the standard library's bytecode, for a first visit (seed.py)
+        extra["seed"] = url_for("viewer.pyodide_file", version=PYODIDE_VERSION,
+                                name=SEED_NAME, v=seed)
+    worker = url_for("viewer.verify_worker", runtime=runtime, packages=packages,
+                     bytecode=bytecode, **extra)
     # what this server says its verifier is; the page shows the hash the browser computes over
     # the bytes it loaded, and says so when the two differ
     return {"enabled": True, "worker": worker, "version": PYODIDE_VERSION,
@@ -66,14 +74,28 @@ def browser_verifier() -> dict[str, Any]:
 @bp.route("/pyodide/<version>/<name>")
 def pyodide_file(version: str, name: str) -> Any:
     """One file of the pinned runtime; the version is in the path, so it is cached for good."""
-    if version != PYODIDE_VERSION or name not in PYODIDE_FILES:
+    if version != PYODIDE_VERSION or name not in PYODIDE_FILES + (SEED_NAME,):
         abort(404, description=f"no runtime file {version}/{name}")
     folder = _folder()
     if not runtime_ready(folder):
         abort(404, description=ENABLE_HINT)
+    if name == SEED_NAME:
+        return _seed(folder)
     suffix = name[name.rfind("."):]
     response = send_from_directory(folder, name, mimetype=_TYPES[suffix], max_age=31536000)
     response.headers["Cache-Control"] = "public, max-age=31536000, immutable"
+    return response
+
+
+def _seed(folder: Any) -> Any:
+    """The bytecode seed: cached for good under its own hash (?v=), revalidated otherwise."""
+    version = seed_version(folder)
+    if version is None:
+        abort(404, description="this site has no bytecode seed (`make pyodide` builds it)")
+    response = send_from_directory(folder, SEED_NAME, mimetype="application/octet-stream",
+                                   max_age=0)
+    if request.args.get("v") == version:
+        response.headers["Cache-Control"] = "public, max-age=31536000, immutable"
     return response
 
 

@@ -20,9 +20,67 @@
 var params = new URL(self.location.href).searchParams;
 var runtimeUrl = params.get("runtime");   // e.g. /pyodide/0.29.5/
 var packagesUrl = params.get("packages"); // e.g. /pyodide/fairdeal.zip?v=<etag>
+var bytecodeUrl = params.get("bytecode"); // bytecode_cache.py, installed as sitecustomize
+var seedUrl = params.get("seed");         // the standard library's bytecode, when the site has it
 var ready = null;
 var startup = {};  // how long each part of the start took, in ms (the bench reports them)
 var archive = null;  // {sha256, bytes} of the fairdeal.zip this worker loaded
+
+/* The bytecode cache (bytecode_cache.py): the code Python compiled from the standard library
+   and fairdeal's archive on an earlier visit, kept in Cache Storage under this runtime's
+   folder. Python uses an entry only where the source it finds still has the hash kept with it.
+   Cache Storage exists only in a secure context (HTTPS, localhost): elsewhere every visit
+   compiles, as before. */
+var BYTECODE_CACHE = "fairdeal-bytecode";
+var bytecodeKey = new URL(runtimeUrl + "bytecode", self.location.href).href;
+self.fairdealBytecode = { saved: false };  // the bench and the tests wait for "saved"
+
+function storedBytecode() {
+  if (!self.caches) return Promise.resolve(null);
+  return self.caches.open(BYTECODE_CACHE)
+    .then(function (cache) { return cache.match(bytecodeKey); })
+    .then(function (response) { return response ? response.arrayBuffer() : null; })
+    .catch(function () { return null; });  // storage refused (private mode, quota): compile
+}
+
+function fetchSeed() {
+  return fetch(seedUrl, { credentials: "same-origin" })
+    .then(function (response) { return response.ok ? response.arrayBuffer() : null; })
+    .catch(function () { return null; });
+}
+
+// what this visit compiled, kept for the next one; an older runtime's entry is dropped
+async function saveBytecode(pyodide) {
+  if (self.fairdealBytecode.saving || !self.caches) return;
+  self.fairdealBytecode.saving = true;
+  var blob = pyodide.runPython("import sys\n" +
+    "cache = getattr(sys.modules.get('sitecustomize'), 'CACHE', None)\n" +
+    "cache and cache.blob()");
+  try {
+    if (blob) {
+      var cache = await self.caches.open(BYTECODE_CACHE);
+      await cache.put(bytecodeKey, new Response(blob.toJs(),
+                                                { headers: { "Content-Type": "application/octet-stream" } }));
+      var keys = await cache.keys();
+      await Promise.all(keys.filter(function (request) { return request.url !== bytecodeKey; })
+        .map(function (request) { return cache.delete(request); }));
+    }
+    self.fairdealBytecode.saved = true;
+  } catch (error) {
+    self.fairdealBytecode.error = String(error && error.message || error);
+  } finally {
+    if (blob) blob.destroy();
+  }
+}
+
+// how many modules came from the bytecode cache and how many were compiled (null: no cache)
+function bytecodeStats(pyodide) {
+  var counts = pyodide.runPython("import sys\n" +
+    "cache = getattr(sys.modules.get('sitecustomize'), 'CACHE', None)\n" +
+    "None if cache is None else f'{cache.cached} {cache.compiled}'");
+  if (!counts) return null;
+  return { cached: Number(counts.split(" ")[0]), compiled: Number(counts.split(" ")[1]) };
+}
 
 function hex(buffer) {
   return Array.prototype.map.call(new Uint8Array(buffer), function (byte) {
@@ -48,9 +106,29 @@ function boot() {
   if (!ready) {
     ready = (async function () {
       var t0 = performance.now();
+      // read while Pyodide loads: both are needed just before Python starts
+      var stored = storedBytecode();
+      // a first visit: the site's seed instead (of which only the standard library is used)
+      var seeded = stored.then(function (data) { return data || !seedUrl ? null : fetchSeed(); });
+      var customize = bytecodeUrl ? fetch(bytecodeUrl, { credentials: "same-origin" })
+        .then(function (response) { return response.ok ? response.text() : null; })
+        .catch(function () { return null; }) : Promise.resolve(null);
       importScripts(runtimeUrl + "pyodide.js");
       /* global loadPyodide */
-      var pyodide = await loadPyodide({ indexURL: runtimeUrl, fullStdLib: false });
+      var pyodide = await loadPyodide({
+        indexURL: runtimeUrl, fullStdLib: false,
+        // before Python starts: the cache's finder, and what an earlier visit kept
+        fsInit: async function (FS, info) {
+          var source = await customize;
+          var data = await stored;
+          var seed = await seeded;
+          if (!source) return;  // no bytecode cache: Python compiles as it always did
+          FS.mkdirTree(info.sitePackages);
+          FS.writeFile(info.sitePackages + "/sitecustomize.py", source);
+          if (data) FS.writeFile("/lib/fairdeal-bytecode", new Uint8Array(data));
+          else if (seed) FS.writeFile("/lib/fairdeal-bytecode-seed", new Uint8Array(seed));
+        },
+      });
       var t1 = performance.now();
       var response = await fetch(packagesUrl, { credentials: "same-origin" });
       if (!response.ok) throw new Error("fairdeal's packages: HTTP " + response.status);
@@ -77,12 +155,15 @@ function boot() {
         "    return json.dumps(report)",
       ].join("\n"));
       startup = { runtime_ms: Math.round(t1 - t0), packages_ms: Math.round(t2 - t1),
-                  imports_ms: Math.round(performance.now() - t2) };
+                  imports_ms: Math.round(performance.now() - t2),
+                  since_worker_ms: Math.round(t0), bytecode: bytecodeStats(pyodide) };
       return pyodide;
     })();
   }
   return ready;
 }
+
+boot().catch(function () { /* said in answer to the first request */ });  // at once: the page asks soon
 
 self.onmessage = async function (event) {
   var message = event.data || {};
@@ -113,6 +194,8 @@ self.onmessage = async function (event) {
     report.browser.startup = startup;
     report.browser.archive_sha256 = archive.sha256;
     self.postMessage({ id: message.id, report: report });
+    // once the visitor has the verdict; a failure to keep it costs the next visit time only
+    saveBytecode(pyodide).catch(function () {});
   } catch (error) {
     self.postMessage({ id: message.id, error: String(error && error.message || error) });
   }
