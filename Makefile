@@ -68,7 +68,7 @@ test: $(STAMP) browser-runtime
 
 ## The Pyodide runtime if this machine can fetch it; if not, one line says why and what is lost.
 browser-runtime: $(STAMP)
-	@$(BIN)/python -c 'import sys; from fairdeal.web.viewer.runtime import main; sys.exit(main())' \
+	@$(BIN)/python -c 'import sys; from fairdeal.web.viewer.seed import main; sys.exit(main())' \
 	|| echo "test: no Pyodide runtime (see above), so the browser verifier's tests will be skipped"
 
 ## Benchmarks live outside the test suite. bench-ledger starts gunicorn servers and uses
