@@ -51,6 +51,10 @@ class ReadSide:
             "created_ms": row["created_ms"], "events": row["next_seq"],
         }
 
+    def summary(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """A match row as the listings show it (``list_matches``'s items)."""
+        return self._summary(row)
+
     def signed_by(self, seal_key: str | None) -> dict[str, Any] | None:
         """Who sealed a match: ``{"key", "key_id", "this_server"}`` for the public key a
         sealed bundle is signed with (``this_server``: it is the key this server holds now);

@@ -1,0 +1,177 @@
+"""The index from a seat key to the matches it signed (table ``seat_keys``, ledger.tables).
+
+A seat's key is the identity nobody else can use: its name is free text, its key is not. The
+events table holds each ``seat_key`` event, but only inside its JSON body; this index holds one
+row per such event — the match, the seat, the key id (``verifier.keys.key_id``), the key, and
+the match's creation time — so a key's matches are read newest first from one index
+(``seat_keys_by_key``) on SQLite and PostgreSQL alike, however big the store.
+
+The row is derived from the event alone and written in the same transaction (the write path
+and ``EventStore.create_match``), so the index never says more or less than the events. A store
+made before the index existed gets it when it opens (``fill_missing``, from ``create_schema``):
+the rows are derived from the events already stored, and the index on the key id is created
+last — its presence is what says the filling is done, so a process killed half-way fills again
+on its next start.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, insert, inspect, select, text
+from sqlalchemy.dialects import postgresql, sqlite
+
+from fairdeal.verifier.keys import InvalidKey, key_id, parse_public_key
+
+from .tables import MatchRow, SeatKeyRow
+
+__all__ = ["KEY_INDEX", "SeatKeyReads", "fill_missing", "insert_seat_keys", "seat_key_rows"]
+
+_SEAT_KEYS = SeatKeyRow.__table__  # type: ignore[attr-defined]
+_MATCHES = MatchRow.__table__  # type: ignore[attr-defined]
+#: the index every listing by key reads; created after the table is filled (see the module doc)
+KEY_INDEX = ("CREATE INDEX IF NOT EXISTS seat_keys_by_key ON seat_keys "
+             "(key_id, created_ms, match_id)")
+#: a key id is this many hex digits (verifier.keys.key_id)
+KEY_ID_DIGITS = 16
+
+
+def seat_key_rows(match_id: str, events: Iterable[tuple[int, str, str]]) -> list[dict[str, Any]]:
+    """The index rows of the ``seat_key`` events among ``events`` (``(seq, type, body)``,
+    the body canonical JSON). A key that is not well-formed is no identity: no row (the
+    recorder and the import's verifier refuse one before it is stored anyway)."""
+    rows = []
+    for seq, kind, body in events:
+        if kind != "seat_key":
+            continue
+        event = json.loads(body)
+        try:
+            raw = parse_public_key(event.get("public_key"))
+        except InvalidKey:
+            continue
+        rows.append({"match_id": match_id, "seq": seq, "seat": int(event["seat"]),
+                     "key_id": key_id(raw), "public_key": event["public_key"]})
+    return rows
+
+
+def insert_seat_keys(conn: Connection, rows: Sequence[dict[str, Any]], *,
+                     skip_existing: bool = False) -> None:
+    """Write index rows in the caller's transaction, each with its match's creation time.
+    ``skip_existing``: a row already there is left as it is (two processes filling a store
+    at once write the same rows)."""
+    for row in rows:
+        created = (select(_MATCHES.c.created_ms)
+                   .where(_MATCHES.c.id == row["match_id"]).scalar_subquery())
+        statement: Any = insert(_SEAT_KEYS)
+        if skip_existing:
+            dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+            statement = dialect.insert(_SEAT_KEYS).on_conflict_do_nothing()
+        conn.execute(statement.values(**row, created_ms=created))
+
+
+def fill_missing(conn: Connection) -> int:
+    """Derive the index from the stored events where the store has none yet (a store made
+    before it): once, then the key-id index is created, which marks it done. Returns how many
+    rows were written (0 when the index was there already)."""
+    if any(index["name"] == "seat_keys_by_key"
+           for index in inspect(conn).get_indexes("seat_keys")):
+        return 0
+    found = conn.execute(text(
+        "SELECT e.match_id, e.seq, e.type, e.body FROM events e WHERE e.type = 'seat_key' "
+        "AND NOT EXISTS (SELECT 1 FROM seat_keys k WHERE k.match_id = e.match_id "
+        "AND k.seq = e.seq)")).all()
+    rows = [row for match_id, seq, kind, body in found
+            for row in seat_key_rows(match_id, [(seq, kind, body)])]
+    insert_seat_keys(conn, rows, skip_existing=True)
+    conn.execute(text(KEY_INDEX))
+    return len(rows)
+
+
+def _hex_range(prefix: str) -> tuple[str, str]:
+    """``[low, high)`` holding every lowercase hex text that starts with ``prefix``: a range
+    an index answers in both dialects (LIKE would not use it on either)."""
+    return prefix, prefix + "g"
+
+
+class SeatKeyReads:
+    """The queries over the index: which key ids start with a prefix, a key's matches newest
+    first (a keyset page), and the light columns its record is counted from."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+
+    def key_ids(self, prefix: str, limit: int = 2) -> list[str]:
+        """Up to ``limit`` distinct key ids starting with ``prefix`` (lowercase hex)."""
+        low, high = _hex_range(prefix)
+        query = (select(_SEAT_KEYS.c.key_id).distinct()
+                 .where(_SEAT_KEYS.c.key_id >= low, _SEAT_KEYS.c.key_id < high)
+                 .order_by(_SEAT_KEYS.c.key_id).limit(limit))
+        with self.engine.connect() as conn:
+            return [row[0] for row in conn.execute(query)]
+
+    def public_keys(self, kid: str) -> list[str]:
+        """The public keys under one key id (one, unless 64 bits of a hash collided)."""
+        query = (select(_SEAT_KEYS.c.public_key).distinct()
+                 .where(_SEAT_KEYS.c.key_id == kid).order_by(_SEAT_KEYS.c.public_key))
+        with self.engine.connect() as conn:
+            return [row[0] for row in conn.execute(query)]
+
+    def matches(self, kid: str, limit: int,
+                before: tuple[int, str] | None = None) -> list[dict[str, Any]]:
+        """The match rows ``kid`` signed a seat of, newest first (``created_ms``, then id,
+        descending), from just before ``before``; each with ``key_seats``, the seats it held."""
+        page = (select(_SEAT_KEYS.c.match_id, _SEAT_KEYS.c.created_ms).distinct()
+                .where(_SEAT_KEYS.c.key_id == kid))
+        if before is not None:
+            created, match_id = before
+            page = page.where((_SEAT_KEYS.c.created_ms < created)
+                              | ((_SEAT_KEYS.c.created_ms == created)
+                                 & (_SEAT_KEYS.c.match_id < match_id)))
+        page = (page.order_by(_SEAT_KEYS.c.created_ms.desc(), _SEAT_KEYS.c.match_id.desc())
+                .limit(limit)).subquery()
+        query = (select(_MATCHES).join(page, page.c.match_id == _MATCHES.c.id)
+                 .order_by(_MATCHES.c.created_ms.desc(), _MATCHES.c.id.desc()))
+        with self.engine.connect() as conn:
+            rows = [dict(row) for row in conn.execute(query).mappings()]
+            seats = self._seats(conn, kid, [row["id"] for row in rows])
+        for row in rows:
+            row["key_seats"] = seats.get(row["id"], [])
+        return rows
+
+    @staticmethod
+    def _seats(conn: Connection, kid: str, match_ids: list[str]) -> dict[str, list[int]]:
+        if not match_ids:
+            return {}
+        query = (select(_SEAT_KEYS.c.match_id, _SEAT_KEYS.c.seat)
+                 .where(_SEAT_KEYS.c.key_id == kid,
+                        _SEAT_KEYS.c.match_id.in_(bindparam("ids", expanding=True)))
+                 .order_by(_SEAT_KEYS.c.seat))
+        seats: dict[str, list[int]] = {}
+        for match_id, seat in conn.execute(query, {"ids": match_ids}):
+            seats.setdefault(match_id, []).append(seat)
+        return seats
+
+    def record_rows(self, kid: str) -> list[tuple[str, str, int, str | None, str]]:
+        """Every seat ``kid`` held: ``(match id, game, seat, result JSON, seat names JSON)``,
+        the light columns its record and its names are counted from."""
+        query = (select(_MATCHES.c.id, _MATCHES.c.game, _SEAT_KEYS.c.seat,
+                        _MATCHES.c.result, _MATCHES.c.seat_names)
+                 .join(_MATCHES, _MATCHES.c.id == _SEAT_KEYS.c.match_id)
+                 .where(_SEAT_KEYS.c.key_id == kid))
+        with self.engine.connect() as conn:
+            return [tuple(row) for row in conn.execute(query)]  # type: ignore[misc]
+
+    def keys_of(self, match_ids: Sequence[str]) -> dict[str, dict[int, str]]:
+        """The key id at each seat that registered one, by match (seats without a key are
+        absent)."""
+        if not match_ids:
+            return {}
+        query = (select(_SEAT_KEYS.c.match_id, _SEAT_KEYS.c.seat, _SEAT_KEYS.c.key_id)
+                 .where(_SEAT_KEYS.c.match_id.in_(bindparam("ids", expanding=True))))
+        found: dict[str, dict[int, str]] = {}
+        with self.engine.connect() as conn:
+            for match_id, seat, kid in conn.execute(query, {"ids": list(match_ids)}):
+                found.setdefault(match_id, {})[seat] = kid
+        return found
