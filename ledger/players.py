@@ -33,6 +33,8 @@ _HEX = re.compile(r"[0-9a-f]+\Z")
 _CURSOR = re.compile(r"(\d{1,19})\.([A-Za-z0-9_-]{1,64})\Z")
 #: one page of a key's matches at most
 MAX_LIMIT = 500
+#: a search pages this far at most
+MAX_SEARCH_OFFSET = 10**6
 _COLUMN = {"win": "wins", "loss": "losses", "draw": "draws"}
 
 
@@ -188,6 +190,8 @@ class KeyPages:
             raise BadRequest("a search is at most 200 characters", code="invalid-query")
         answer: dict[str, Any] = {"query": query, "kind": "name", "keys": [], "matches": [],
                                   "has_more": False}
+        if offset > MAX_SEARCH_OFFSET:  # past any result a person pages to
+            return answer
         if len(query) >= MIN_PREFIX and _HEX.match(query.lower()):
             answer["kind"] = "prefix"
             if len(query) <= KEY_ID_DIGITS:

@@ -270,3 +270,8 @@ def match_dispute(match_id: str) -> Any:
 def upload_dispute(key: str) -> Any:
     """The dispute report for step ``?step=N`` of an uploaded bundle."""
     return _dispute(load_upload(key))
+
+
+def key_audit_summary(kid: str) -> Any:
+    """The seat key's own audit figures for its page (filled in by the audit by key)."""
+    return None

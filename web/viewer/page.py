@@ -8,6 +8,8 @@ from typing import Any
 from flask import current_app, render_template, request, url_for
 from markupsafe import Markup, escape
 
+from fairdeal.verifier.keys import InvalidKey, key_id, parse_public_key
+
 from .browser import browser_verifier
 from .loading import ledger
 from .matches import LoadedMatch, check_rows
@@ -188,18 +190,34 @@ def _signer_context(match: LoadedMatch) -> dict[str, Any]:
     }
 
 
+def seat_key_ids(events: list[dict[str, Any]]) -> dict[int, str]:
+    """The key id each seat registered (its ``seat_key`` event), by seat: a seat's identity,
+    where its name is only a label."""
+    found: dict[int, str] = {}
+    for event in events:
+        if event.get("type") == "seat_key" and isinstance(event.get("seat"), int):
+            try:
+                found[event["seat"]] = key_id(parse_public_key(event.get("public_key")))
+            except InvalidKey:
+                continue
+    return found
+
+
 def _heading_context(match: LoadedMatch) -> dict[str, Any]:
     """The page's heading: the players, the game and its parameters, the result."""
     genesis = match.genesis or {}
     seats = genesis.get("seats", [])
     result = match.report.facts.get("result") if not match.live else None
+    keys = seat_key_ids(match.events)
     return {
         "title": " vs ".join(seat.get("name", "?") for seat in seats) or "Uploaded file",
         "game_title": game_title(genesis.get("game"), match.game),
         "simulated": is_simulated([seat.get("name", "") for seat in seats]),
         "badges": badges(genesis.get("game"), genesis.get("params"), genesis.get("turn_limit_ms")),
-        "seats": [{"label": seat_label(match.game, seats, index), "name": seat.get("name")}
-                  for index, seat in enumerate(seats)],
+        "seats": [{"label": seat_label(match.game, seats, index), "name": seat.get("name"),
+                   "key_id": keys.get(index)} for index, seat in enumerate(seats)],
+        # a key's page lists the matches stored here: an upload's seats get no link
+        "seat_key_links": not match.key.startswith("u-"),
         "result": result_words(result, seats, match.game) if result else (
             "in play" if match.live else ""),
     }
