@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from fairdeal.games import Rng, get_plugin
 from fairdeal.verifier.bundle import Bundle
+from fairdeal.verifier.keys import key_id
 from fairdeal.verifier.protocol import PLAY_TYPES, ply_stream, setup_stream
 from fairdeal.verifier.replay import MatchReplayer
 
@@ -96,6 +97,7 @@ def match_facts(bundle: Bundle, replayer: MatchReplayer | None = None) -> MatchF
         match_id=genesis["match_id"], game=genesis["game"], deck_key=key,
         players=seat_players(genesis), first_seat=game.current_seat(state) or 0,
         server_seed=server_seed,
+        seat_keys=tuple(None if raw is None else key_id(raw) for raw in replayer.seat_keys),
     )
     strength.describe_deal(facts, state)
     if get_plugin(facts.game).replays_play(key):

@@ -175,3 +175,29 @@ class SeatKeyReads:
             for match_id, seat, kid in conn.execute(query, {"ids": list(match_ids)}):
                 found.setdefault(match_id, {})[seat] = kid
         return found
+
+    def seat_counts(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+        """Over the matches created here (not imported): by key id, ``[created, unsealed]``
+        (a match counted once per key); and by name, the same for the seats that signed with
+        a key (what the log's counts by name also hold, ``ReadSide.player_counts``)."""
+        query = (select(_SEAT_KEYS.c.key_id, _SEAT_KEYS.c.match_id, _SEAT_KEYS.c.seat,
+                        _MATCHES.c.seat_names, _MATCHES.c.status)
+                 .join(_MATCHES, _MATCHES.c.id == _SEAT_KEYS.c.match_id)
+                 .where(_MATCHES.c.status != "imported"))
+        by_key: dict[str, list[int]] = {}
+        by_name: dict[str, list[int]] = {}
+        seen: set[tuple[str, str]] = set()
+        with self.engine.connect() as conn:
+            for kid, match_id, seat, seat_names, status in conn.execute(query):
+                unsealed = int(status != "ended")
+                names = json.loads(seat_names)
+                if 0 <= seat < len(names):
+                    counts = by_name.setdefault(names[seat], [0, 0])
+                    counts[0] += 1
+                    counts[1] += unsealed
+                if (kid, match_id) not in seen:
+                    seen.add((kid, match_id))
+                    counts = by_key.setdefault(kid, [0, 0])
+                    counts[0] += 1
+                    counts[1] += unsealed
+        return by_key, by_name

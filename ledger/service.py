@@ -262,6 +262,11 @@ class Ledger:
         """Per player name: matches created with them, and of those never sealed."""
         return self.reading.seat_counts()
 
+    def player_counts(self) -> tuple[dict[str, tuple[int, int]],
+                                     dict[str, tuple[int, int]]]:
+        """Matches created and never sealed, by name and by seat key (``ReadSide``)."""
+        return self.reading.player_counts()
+
     def keys(self) -> list[dict[str, Any]]:
         """The server's public keys (the one that signs new matches first)."""
         return self.reading.keys()

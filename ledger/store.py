@@ -229,6 +229,12 @@ class EventStore:
         return self.key_reads.record_rows(kid)
 
     @translated
+    def key_seat_counts(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+        """By key id and by the names of keyed seats: ``[created, unsealed]`` of the matches
+        created here (``SeatKeyReads.seat_counts``)."""
+        return self.key_reads.seat_counts()
+
+    @translated
     def keys_of(self, match_ids: Sequence[str]) -> dict[str, dict[int, str]]:
         """By match, the key id of each seat that registered a key."""
         return self.key_reads.keys_of(match_ids)
