@@ -2,9 +2,17 @@
 
 A seat's key is the identity nobody else can use: its name is free text, its key is not. The
 events table holds each ``seat_key`` event, but only inside its JSON body; this index holds one
-row per such event — the match, the seat, the key id (``verifier.keys.key_id``), the key, and
-the match's creation time — so a key's matches are read newest first from one index
-(``seat_keys_by_key``) on SQLite and PostgreSQL alike, however big the store.
+row per such event — the match, the seat, the key id (``verifier.keys.key_id``), the key, the
+match's creation time, and whether the seat signed with it — so a key's matches are read newest
+first from one index (``seat_keys_by_key``) on SQLite and PostgreSQL alike, however big the
+store.
+
+Registering a key proves nothing: anyone can register anyone's public key, and a seat that then
+signs nothing (the server declines its seed at the deadline, times its turns out) would put a
+match on that key's page that its holder never played. So a row counts only once the seat
+signed an event with the key (``signed``): under fairdeal/2 its seed event, which a seat with a
+key must sign; for an imported match any signed event. A live fairdeal/1 match (its seeds are
+not signed) counts only once it is imported or the store is filled again.
 
 The row is derived from the event alone and written in the same transaction (the write path
 and ``EventStore.create_match``), so the index never says more or less than the events. A store
@@ -20,30 +28,45 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, insert, inspect, select, text
+from sqlalchemy import Connection, bindparam, insert, inspect, select, text, true, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from fairdeal.verifier.keys import InvalidKey, key_id, parse_public_key
+from fairdeal.verifier.protocol import SEAT_SIGNED_TYPES
 
 from .tables import MatchRow, SeatKeyRow
 
-__all__ = ["KEY_INDEX", "SeatKeyReads", "fill_missing", "insert_seat_keys", "seat_key_rows"]
+__all__ = ["KEY_INDEX", "SeatKeyReads", "fill_missing", "insert_seat_keys", "mark_signed",
+           "page_query", "seat_key_rows", "signed_seats"]
 
 _SEAT_KEYS = SeatKeyRow.__table__  # type: ignore[attr-defined]
 _MATCHES = MatchRow.__table__  # type: ignore[attr-defined]
+#: the rows that count: the seat signed with its key (registering one proves nothing)
+_SIGNED = _SEAT_KEYS.c.signed == true()
 #: the index every listing by key reads; created after the table is filled (see the module doc)
 KEY_INDEX = ("CREATE INDEX IF NOT EXISTS seat_keys_by_key ON seat_keys "
-             "(key_id, created_ms, match_id)")
+             "(key_id, signed, created_ms, match_id)")
 #: a key id is this many hex digits (verifier.keys.key_id)
 KEY_ID_DIGITS = 16
+_SEED_TYPES = ("seed_commit", "client_seed", "seed_reveal")
 
 
-def seat_key_rows(match_id: str, events: Iterable[tuple[int, str, str]]) -> list[dict[str, Any]]:
+def seat_key_rows(match_id: str, events: Iterable[tuple[int, str, str]]
+                  ) -> tuple[list[dict[str, Any]], set[int]]:
     """The index rows of the ``seat_key`` events among ``events`` (``(seq, type, body)``,
-    the body canonical JSON). A key that is not well-formed is no identity: no row (the
-    recorder and the import's verifier refuse one before it is stored anyway)."""
+    the body canonical JSON), and the seats that signed a seed event among them (what proves
+    a key: ``signed``). A key that is not well-formed is no identity: no row (the recorder
+    and the import's verifier refuse one before it is stored anyway).
+
+    Only signed *seed* events are looked for on the write path: under fairdeal/2 a seat with
+    a key must sign its seed event, once per match, so finding them costs the moves nothing.
+    A whole match (an import, the filling of an older store) is read with ``proofs=all``
+    through ``signed_seats``."""
     rows = []
+    proven: set[int] = set()
     for seq, kind, body in events:
+        if kind in _SEED_TYPES and '"sig":' in body:
+            proven.add(int(json.loads(body)["seat"]))
         if kind != "seat_key":
             continue
         event = json.loads(body)
@@ -52,8 +75,24 @@ def seat_key_rows(match_id: str, events: Iterable[tuple[int, str, str]]) -> list
         except InvalidKey:
             continue
         rows.append({"match_id": match_id, "seq": seq, "seat": int(event["seat"]),
-                     "key_id": key_id(raw), "public_key": event["public_key"]})
-    return rows
+                     "key_id": key_id(raw), "public_key": event["public_key"],
+                     "signed": False})
+    return rows, proven
+
+
+def signed_seats(events: Iterable[tuple[int, str, str]]) -> set[int]:
+    """The seats that signed any event among ``events`` (a whole match's)."""
+    return {int(json.loads(body)["seat"]) for _, kind, body in events
+            if kind in SEAT_SIGNED_TYPES and '"sig":' in body}
+
+
+def mark_signed(conn: Connection, match_id: str, seats: Iterable[int]) -> None:
+    """Record in the caller's transaction that these seats of the match signed with their
+    key."""
+    for seat in seats:
+        conn.execute(update(_SEAT_KEYS).where(_SEAT_KEYS.c.match_id == match_id,
+                                              _SEAT_KEYS.c.seat == seat)
+                     .values(signed=True))
 
 
 def insert_seat_keys(conn: Connection, rows: Sequence[dict[str, Any]], *,
@@ -83,8 +122,17 @@ def fill_missing(conn: Connection) -> int:
         "AND NOT EXISTS (SELECT 1 FROM seat_keys k WHERE k.match_id = e.match_id "
         "AND k.seq = e.seq)")).all()
     rows = [row for match_id, seq, kind, body in found
-            for row in seat_key_rows(match_id, [(seq, kind, body)])]
+            for row in seat_key_rows(match_id, [(seq, kind, body)])[0]]
     insert_seat_keys(conn, rows, skip_existing=True)
+    # which of those seats signed: their matches' signed events, read once
+    signed = conn.execute(text(
+        "SELECT e.match_id, e.seq, e.type, e.body FROM events e WHERE e.body LIKE '%\"sig\":%' "
+        "AND e.match_id IN (SELECT k.match_id FROM seat_keys k WHERE NOT k.signed)")).all()
+    by_match: dict[str, list[tuple[int, str, str]]] = {}
+    for match_id, seq, kind, body in signed:
+        by_match.setdefault(match_id, []).append((seq, kind, body))
+    for match_id, events in by_match.items():
+        mark_signed(conn, match_id, signed_seats(events))
     conn.execute(text(KEY_INDEX))
     return len(rows)
 
@@ -93,6 +141,20 @@ def _hex_range(prefix: str) -> tuple[str, str]:
     """``[low, high)`` holding every lowercase hex text that starts with ``prefix``: a range
     an index answers in both dialects (LIKE would not use it on either)."""
     return prefix, prefix + "g"
+
+
+def page_query(kid: str, limit: int, before: tuple[int, str] | None = None) -> Any:
+    """The ids of one page of a key's matches, newest first: a range of the key's index,
+    read in its order (no sort), from just before ``before``."""
+    page = (select(_SEAT_KEYS.c.match_id, _SEAT_KEYS.c.created_ms).distinct()
+            .where(_SEAT_KEYS.c.key_id == kid, _SIGNED))
+    if before is not None:
+        created, match_id = before
+        page = page.where((_SEAT_KEYS.c.created_ms < created)
+                          | ((_SEAT_KEYS.c.created_ms == created)
+                             & (_SEAT_KEYS.c.match_id < match_id)))
+    return (page.order_by(_SEAT_KEYS.c.created_ms.desc(), _SEAT_KEYS.c.match_id.desc())
+            .limit(limit))
 
 
 class SeatKeyReads:
@@ -106,7 +168,7 @@ class SeatKeyReads:
         """Up to ``limit`` distinct key ids starting with ``prefix`` (lowercase hex)."""
         low, high = _hex_range(prefix)
         query = (select(_SEAT_KEYS.c.key_id).distinct()
-                 .where(_SEAT_KEYS.c.key_id >= low, _SEAT_KEYS.c.key_id < high)
+                 .where(_SEAT_KEYS.c.key_id >= low, _SEAT_KEYS.c.key_id < high, _SIGNED)
                  .order_by(_SEAT_KEYS.c.key_id).limit(limit))
         with self.engine.connect() as conn:
             return [row[0] for row in conn.execute(query)]
@@ -114,7 +176,8 @@ class SeatKeyReads:
     def public_keys(self, kid: str) -> list[str]:
         """The public keys under one key id (one, unless 64 bits of a hash collided)."""
         query = (select(_SEAT_KEYS.c.public_key).distinct()
-                 .where(_SEAT_KEYS.c.key_id == kid).order_by(_SEAT_KEYS.c.public_key))
+                 .where(_SEAT_KEYS.c.key_id == kid, _SIGNED)
+                 .order_by(_SEAT_KEYS.c.public_key))
         with self.engine.connect() as conn:
             return [row[0] for row in conn.execute(query)]
 
@@ -122,15 +185,7 @@ class SeatKeyReads:
                 before: tuple[int, str] | None = None) -> list[dict[str, Any]]:
         """The match rows ``kid`` signed a seat of, newest first (``created_ms``, then id,
         descending), from just before ``before``; each with ``key_seats``, the seats it held."""
-        page = (select(_SEAT_KEYS.c.match_id, _SEAT_KEYS.c.created_ms).distinct()
-                .where(_SEAT_KEYS.c.key_id == kid))
-        if before is not None:
-            created, match_id = before
-            page = page.where((_SEAT_KEYS.c.created_ms < created)
-                              | ((_SEAT_KEYS.c.created_ms == created)
-                                 & (_SEAT_KEYS.c.match_id < match_id)))
-        page = (page.order_by(_SEAT_KEYS.c.created_ms.desc(), _SEAT_KEYS.c.match_id.desc())
-                .limit(limit)).subquery()
+        page = page_query(kid, limit, before).subquery()
         query = (select(_MATCHES).join(page, page.c.match_id == _MATCHES.c.id)
                  .order_by(_MATCHES.c.created_ms.desc(), _MATCHES.c.id.desc()))
         with self.engine.connect() as conn:
@@ -145,7 +200,7 @@ class SeatKeyReads:
         if not match_ids:
             return {}
         query = (select(_SEAT_KEYS.c.match_id, _SEAT_KEYS.c.seat)
-                 .where(_SEAT_KEYS.c.key_id == kid,
+                 .where(_SEAT_KEYS.c.key_id == kid, _SIGNED,
                         _SEAT_KEYS.c.match_id.in_(bindparam("ids", expanding=True)))
                  .order_by(_SEAT_KEYS.c.seat))
         seats: dict[str, list[int]] = {}
@@ -159,7 +214,7 @@ class SeatKeyReads:
         query = (select(_MATCHES.c.id, _MATCHES.c.game, _SEAT_KEYS.c.seat,
                         _MATCHES.c.result, _MATCHES.c.seat_names)
                  .join(_MATCHES, _MATCHES.c.id == _SEAT_KEYS.c.match_id)
-                 .where(_SEAT_KEYS.c.key_id == kid))
+                 .where(_SEAT_KEYS.c.key_id == kid, _SIGNED))
         with self.engine.connect() as conn:
             return [tuple(row) for row in conn.execute(query)]  # type: ignore[misc]
 
@@ -169,7 +224,7 @@ class SeatKeyReads:
         if not match_ids:
             return {}
         query = (select(_SEAT_KEYS.c.match_id, _SEAT_KEYS.c.seat, _SEAT_KEYS.c.key_id)
-                 .where(_SEAT_KEYS.c.match_id.in_(bindparam("ids", expanding=True))))
+                 .where(_SEAT_KEYS.c.match_id.in_(bindparam("ids", expanding=True)), _SIGNED))
         found: dict[str, dict[int, str]] = {}
         with self.engine.connect() as conn:
             for match_id, seat, kid in conn.execute(query, {"ids": list(match_ids)}):
@@ -183,7 +238,7 @@ class SeatKeyReads:
         query = (select(_SEAT_KEYS.c.key_id, _SEAT_KEYS.c.match_id, _SEAT_KEYS.c.seat,
                         _MATCHES.c.seat_names, _MATCHES.c.status)
                  .join(_MATCHES, _MATCHES.c.id == _SEAT_KEYS.c.match_id)
-                 .where(_MATCHES.c.status != "imported"))
+                 .where(_MATCHES.c.status != "imported", _SIGNED))
         by_key: dict[str, list[int]] = {}
         by_name: dict[str, list[int]] = {}
         seen: set[tuple[str, str]] = set()

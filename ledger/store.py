@@ -32,7 +32,7 @@ from sqlalchemy.exc import IntegrityError
 from .database import DB_FILE, database_url, open_engine
 from .errors import ConflictError
 from .ratelimits import SharedBuckets
-from .seatkeys import SeatKeyReads, insert_seat_keys, seat_key_rows
+from .seatkeys import SeatKeyReads, insert_seat_keys, seat_key_rows, signed_seats
 from .storeerrors import translated
 from .storereads import StoredEvent, StoreReads
 from .storewrites import WritePath
@@ -110,8 +110,11 @@ class EventStore:
                 raise ValueError(f"event {stored.seq} is not at position {expected_seq + offset}")
         rows = [(match_id, stored.seq, stored.type, stored.body, stored.hash, stored.action_id)
                 for stored in events]
-        keys = seat_key_rows(match_id, ((e.seq, e.type, e.body) for e in events))
-        return self.writes.append(match_id, expected_seq, rows, match_update, log_leaf, keys)
+        keys, proven = seat_key_rows(match_id, ((e.seq, e.type, e.body) for e in events))
+        for key in keys:
+            key["signed"] = key["seat"] in proven
+        return self.writes.append(match_id, expected_seq, rows, match_update, log_leaf, keys,
+                                  proven - {key["seat"] for key in keys})
 
     @translated
     def read(self, match_id: str, after: int = -1, limit: int | None = None) -> list[StoredEvent]:
@@ -146,8 +149,11 @@ class EventStore:
                 conn.execute(insert(_MATCHES), [dict(row)])
                 if event_rows:
                     conn.execute(insert(_EVENTS), event_rows)
-                    insert_seat_keys(conn, seat_key_rows(
-                        row["id"], ((e.seq, e.type, e.body) for e in events)))
+                    stored = [(e.seq, e.type, e.body) for e in events]
+                    keys, _ = seat_key_rows(row["id"], stored)
+                    signed = signed_seats(stored)  # a whole match: any signed event
+                    insert_seat_keys(conn, [{**key, "signed": key["seat"] in signed}
+                                            for key in keys])
                 if log_leaf is not None:
                     return append_leaf(conn, "genesis", row["id"], log_leaf)
                 return None

@@ -58,10 +58,11 @@ class EventRow(SQLModel, table=True):
 
 class SeatKeyRow(SQLModel, table=True):
     """An index from a seat key to the matches it signed: one row per ``seat_key`` event,
-    written in the same transaction as the event (ledger.storewrites) and derived from it
-    alone, so a store made before this table is filled from its events when it opens
-    (ledger.database). ``created_ms`` is the match's, copied so that a key's matches are read
-    newest first from the index (``seat_keys_by_key``) without sorting them."""
+    written in the same transaction as the event (ledger.storewrites) and derived from the
+    events alone, so a store made before this table is filled from its events when it opens
+    (ledger.database). ``signed`` is set by the seat's first signed event. ``created_ms`` is
+    the match's, copied so that a key's matches are read newest first from the index
+    (``seat_keys_by_key``) without sorting them."""
 
     __tablename__ = "seat_keys"
 
@@ -74,6 +75,9 @@ class SeatKeyRow(SQLModel, table=True):
     #: ``ed25519:<64 hex>``, as the event holds it
     public_key: str = Field(max_length=80)
     created_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+    #: the seat signed an event with the key (registering one proves nothing: anyone can
+    #: register anyone's public key); only such rows are the key's matches
+    signed: bool = False
 
 
 class LogLeafRow(SQLModel, table=True):

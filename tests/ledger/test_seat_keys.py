@@ -13,6 +13,7 @@ from sqlalchemy import Engine, inspect, text
 
 from fairdeal.ledger.database import create_schema
 from fairdeal.ledger.errors import BadRequest, KeyNotFound
+from fairdeal.ledger.seatkeys import page_query
 from fairdeal.ledger.service import Ledger
 from fairdeal.ledger.store import EventStore
 from fairdeal.verifier.keys import SigningKey
@@ -153,12 +154,13 @@ def test_the_listing_reads_the_key_index(engine: Engine, ledger: Ledger) -> None
                for index in inspect(engine).get_indexes("seat_keys"))
     if engine.dialect.name != "sqlite":
         return
-    with engine.connect() as conn:
-        plan = " ".join(str(row[-1]) for row in conn.execute(text(
-            "EXPLAIN QUERY PLAN SELECT DISTINCT match_id, created_ms FROM seat_keys "
-            "WHERE key_id = :k ORDER BY created_ms DESC, match_id DESC LIMIT 51"),
-            {"k": ANN.key_id}))
-    assert "seat_keys_by_key" in plan and "TEMP B-TREE" not in plan, plan
+    for before in (None, (1_900_000_000_000, "ffff")):  # the first page, and a later one
+        statement = page_query(ANN.key_id, 51, before).compile(
+            dialect=engine.dialect, compile_kwargs={"literal_binds": True})
+        with engine.connect() as conn:
+            plan = " ".join(str(row[-1]) for row in conn.execute(
+                text(f"EXPLAIN QUERY PLAN {statement}")))
+        assert "seat_keys_by_key" in plan and "TEMP B-TREE" not in plan, plan
 
 
 def test_search_by_name_by_match_id_prefix_and_by_key_id(ledger: Ledger) -> None:
@@ -176,3 +178,31 @@ def test_search_by_name_by_match_id_prefix_and_by_key_id(ledger: Ledger) -> None
     assert ledger.search("annie")["matches"][0]["id"] == lost
     with pytest.raises(BadRequest, match="type a match id"):
         ledger.search("   ")
+
+
+def test_a_key_registered_but_never_signed_with_is_not_the_keys(engine: Engine) -> None:
+    """Anyone can register anyone's public key: a seat that then signs nothing (the server
+    declines its seed at the deadline) must not put a match on that key's page."""
+    from fairdeal.verifier.protocol import MIN_SEATING_MS
+
+    now = [1_800_000_000_000]
+    ledger = Ledger(EventStore(engine), SigningKey.from_seed(b"\x06" * 32),
+                    clock=lambda: now[0])
+    created = ledger.create_match("arcomage", {}, turn_limit_ms=None,
+                                  seats=["mallory", "eve"], seed_deadline_ms=MIN_SEATING_MS)
+    tokens = [seat["token"] for seat in created["seats"]]
+    ledger.register_key(created["id"], tokens[1], EVE.public_text)  # eve's key, not eve
+    ledger.add_seed(created["id"], tokens[0], None)
+    now[0] += MIN_SEATING_MS
+    assert ledger.spectator_view(created["id"])["status"] == "playing"  # seat 1 declined
+    ledger.resign(created["id"], tokens[0])  # "eve" wins without ever signing
+    with pytest.raises(KeyNotFound):
+        ledger.key_matches(EVE.key_id)
+    assert ledger.search(created["id"])["matches"][0]["seat_key_ids"] == [None, None]
+    played = keyed_match(ledger, ("eve", "bob"), (EVE, None), loser=1)
+    page = ledger.key_matches(EVE.key_id)
+    assert [m["id"] for m in page["matches"]] == [played] and page["total"] == 1
+    # the same holds for a store filled from its events
+    _as_before_the_index(engine)
+    create_schema(engine, None)
+    assert [m["id"] for m in ledger.key_matches(EVE.key_id)["matches"]] == [played]

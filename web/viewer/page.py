@@ -9,6 +9,7 @@ from flask import current_app, render_template, request, url_for
 from markupsafe import Markup, escape
 
 from fairdeal.verifier.keys import InvalidKey, key_id, parse_public_key
+from fairdeal.verifier.protocol import SEAT_SIGNED_TYPES
 
 from .browser import browser_verifier
 from .loading import ledger
@@ -191,13 +192,17 @@ def _signer_context(match: LoadedMatch) -> dict[str, Any]:
 
 
 def seat_key_ids(events: list[dict[str, Any]]) -> dict[int, str]:
-    """The key id each seat registered (its ``seat_key`` event), by seat: a seat's identity,
-    where its name is only a label."""
+    """The key id of each seat that registered a key (its ``seat_key`` event) and signed with
+    it, by seat: a seat's identity, where its name is only a label (registering a key alone
+    proves nothing: anyone can register anyone's public key)."""
     found: dict[int, str] = {}
+    signed = {event.get("seat") for event in events
+              if event.get("type") in SEAT_SIGNED_TYPES and "sig" in event}
     for event in events:
-        if event.get("type") == "seat_key" and isinstance(event.get("seat"), int):
+        seat = event.get("seat")
+        if event.get("type") == "seat_key" and isinstance(seat, int) and seat in signed:
             try:
-                found[event["seat"]] = key_id(parse_public_key(event.get("public_key")))
+                found[seat] = key_id(parse_public_key(event.get("public_key")))
             except InvalidKey:
                 continue
     return found
