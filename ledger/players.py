@@ -30,6 +30,7 @@ __all__ = ["MIN_PREFIX", "KeyPages", "decode_cursor", "encode_cursor", "key_outc
 #: the shortest key-id (or match-id) prefix a search accepts: 4 hex digits, 65,536 values
 MIN_PREFIX = 4
 _HEX = re.compile(r"[0-9a-f]+\Z")
+_INT64_MAX = 2**63 - 1
 _CURSOR = re.compile(r"(\d{1,19})\.([A-Za-z0-9_-]{1,64})\Z")
 #: one page of a key's matches at most
 MAX_LIMIT = 500
@@ -67,7 +68,7 @@ def decode_cursor(text: str | None) -> tuple[int, str] | None:
     if text is None or text == "":
         return None
     found = _CURSOR.match(text) if isinstance(text, str) else None
-    if found is None:
+    if found is None or int(found.group(1)) > _INT64_MAX:
         raise BadRequest("cursor must be the next_cursor of an earlier page "
                          "('<created_ms>.<match id>')", code="invalid-cursor")
     return int(found.group(1)), found.group(2)

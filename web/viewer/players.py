@@ -94,7 +94,8 @@ def key_page(key: str) -> Any:
     except KeyNotFound as e:
         return _error_page(404, "Seat key not found", e.message)
     except BadRequest as e:
-        heading = "Several keys match" if e.code == "ambiguous-key-id" else "Not a key id"
+        heading = {"ambiguous-key-id": "Several keys match",
+                   "invalid-cursor": "Not a page of this list"}.get(e.code, "Not a key id")
         return _error_page(400, heading, e.message)
     if found["key_id"] != key:  # a prefix or a public key: the page lives at the full id
         return redirect(url_for("viewer.key_page", key=found["key_id"], cursor=cursor))

@@ -33,6 +33,8 @@ def test_bad_key_ids_and_queries_are_clear_json_errors(ledger, client) -> None:
              ("/api/v1/keys/abc/matches", 400, "invalid-key-id"),
              (f"/api/v1/keys/{'a' * 300}/matches", 400, "invalid-key-id"),
              (f"/api/v1/keys/{ANN.key_id}/matches?cursor=x", 400, "invalid-cursor"),
+             (f"/api/v1/keys/{ANN.key_id}/matches?cursor=9999999999999999999.ab", 400,
+              "invalid-cursor"),
              (f"/api/v1/keys/{ANN.key_id}/matches?limit=0", 400, "invalid-query"),
              (f"/api/v1/keys/{ANN.key_id}/matches?limit=99999999999999999999999", 400,
               "invalid-query"),

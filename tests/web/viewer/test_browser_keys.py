@@ -103,6 +103,8 @@ def test_unknown_and_malformed_key_ids(page: Any, site: tuple[str, Ledger, list[
     answer = page.goto(f"{base}/k/not-a-key")
     assert answer.status == 400 and "Not a key id" in page.inner_text("h1")
     assert "4 to 16 hex digits" in page.inner_text("main")
+    answer = page.goto(f"{base}/k/{ANN.key_id}?cursor=yesterday")
+    assert answer.status == 400 and "Not a page of this list" in page.inner_text("h1")
 
 
 def test_search_by_name_prefix_and_key(page: Any, site: tuple[str, Ledger, list[str]]) -> None:
