@@ -86,6 +86,16 @@ def key_outcome(result: Mapping[str, Any] | None, seats: list[int]) -> str | Non
     return "win" if winner in seats else "loss"
 
 
+def _result(text: str | None) -> dict[str, Any] | None:
+    value: dict[str, Any] | None = json.loads(text) if text else None
+    return value
+
+
+def _bump(record: dict[str, dict[str, int]], game: str, column: str, n: int) -> None:
+    counts = record.setdefault(game, {"wins": 0, "losses": 0, "draws": 0, "unfinished": 0})
+    counts[column] += n
+
+
 class KeyPages:
     """What the key pages, the key API and ``fairdeal matches --seat-key`` read.
 
@@ -143,20 +153,26 @@ class KeyPages:
         under (with how many matches each, most used first), and wins, losses, draws and
         unfinished matches by game (ended or imported matches count; the others are in play
         or were abandoned)."""
+        counts = self.store.key_record_counts(kid)
+        record: dict[str, dict[str, int]] = {}
+        total = 0
+        for game, seat, result, n in counts["by_result"]:
+            column = _COLUMN.get(key_outcome(_result(result), [seat]) or "", "unfinished")
+            _bump(record, game, column, n)
+            total += n
+        # a match the key held both seats of was counted once per seat: it is one draw
+        for game, result in counts["both_seats"]:
+            for seat in (0, 1):
+                column = _COLUMN.get(key_outcome(_result(result), [seat]) or "", "unfinished")
+                _bump(record, game, column, -1)
+            _bump(record, game, "draws" if result else "unfinished", 1)
+            total -= 1
         names: dict[str, int] = {}
-        matches: dict[str, tuple[str, str | None, list[int]]] = {}
-        for match_id, game, seat, result, seat_names in self.store.key_record_rows(kid):
+        for seat, seat_names, n in counts["by_names"]:
             listed = json.loads(seat_names)
             if 0 <= seat < len(listed):
-                names[listed[seat]] = names.get(listed[seat], 0) + 1
-            matches.setdefault(match_id, (game, result, []))[2].append(seat)
-        record: dict[str, dict[str, int]] = {}
-        for game, result, seats in matches.values():
-            counts = record.setdefault(game, {"wins": 0, "losses": 0, "draws": 0,
-                                              "unfinished": 0})
-            outcome = key_outcome(json.loads(result) if result else None, seats)
-            counts[_COLUMN.get(outcome or "", "unfinished")] += 1
-        return {"total": len(matches),
+                names[listed[seat]] = names.get(listed[seat], 0) + n
+        return {"total": total,
                 "names": [{"name": name, "seats": count} for name, count in
                           sorted(names.items(), key=lambda item: (-item[1], item[0]))],
                 "record": dict(sorted(record.items()))}

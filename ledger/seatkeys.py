@@ -28,7 +28,17 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, insert, inspect, select, text, true, update
+from sqlalchemy import (
+    Connection,
+    bindparam,
+    func,
+    insert,
+    inspect,
+    select,
+    text,
+    true,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 
 from fairdeal.verifier.keys import InvalidKey, key_id, parse_public_key
@@ -208,15 +218,28 @@ class SeatKeyReads:
             seats.setdefault(match_id, []).append(seat)
         return seats
 
-    def record_rows(self, kid: str) -> list[tuple[str, str, int, str | None, str]]:
-        """Every seat ``kid`` held: ``(match id, game, seat, result JSON, seat names JSON)``,
-        the light columns its record and its names are counted from."""
-        query = (select(_MATCHES.c.id, _MATCHES.c.game, _SEAT_KEYS.c.seat,
-                        _MATCHES.c.result, _MATCHES.c.seat_names)
-                 .join(_MATCHES, _MATCHES.c.id == _SEAT_KEYS.c.match_id)
-                 .where(_SEAT_KEYS.c.key_id == kid, _SIGNED))
+    def record_counts(self, kid: str) -> dict[str, Any]:
+        """What a key's record is counted from, grouped in SQL so that it costs a few small
+        answers however many matches the key played: ``by_result`` (game, seat, result JSON,
+        how many), ``by_names`` (seat, seat names JSON, how many), and ``both_seats`` (game,
+        result JSON) of each match the key held more than one seat of."""
+        joined = _SEAT_KEYS.join(_MATCHES, _MATCHES.c.id == _SEAT_KEYS.c.match_id)
+        mine = (_SEAT_KEYS.c.key_id == kid, _SIGNED)
+        count = func.count()
+        by_result = (select(_MATCHES.c.game, _SEAT_KEYS.c.seat, _MATCHES.c.result, count)
+                     .select_from(joined).where(*mine)
+                     .group_by(_MATCHES.c.game, _SEAT_KEYS.c.seat, _MATCHES.c.result))
+        by_names = (select(_SEAT_KEYS.c.seat, _MATCHES.c.seat_names, count)
+                    .select_from(joined).where(*mine)
+                    .group_by(_SEAT_KEYS.c.seat, _MATCHES.c.seat_names))
+        both = (select(_MATCHES.c.game, _MATCHES.c.result, _MATCHES.c.id)
+                .select_from(joined).where(*mine)
+                .group_by(_MATCHES.c.id, _MATCHES.c.game, _MATCHES.c.result)
+                .having(func.count(_SEAT_KEYS.c.seat.distinct()) > 1))
         with self.engine.connect() as conn:
-            return [tuple(row) for row in conn.execute(query)]  # type: ignore[misc]
+            return {"by_result": [tuple(row) for row in conn.execute(by_result)],
+                    "by_names": [tuple(row) for row in conn.execute(by_names)],
+                    "both_seats": [tuple(row[:2]) for row in conn.execute(both)]}
 
     def keys_of(self, match_ids: Sequence[str]) -> dict[str, dict[int, str]]:
         """The key id at each seat that registered one, by match (seats without a key are

@@ -230,9 +230,9 @@ class EventStore:
         return self.key_reads.matches(kid, limit, before)
 
     @translated
-    def key_record_rows(self, kid: str) -> list[tuple[str, str, int, str | None, str]]:
-        """``(match id, game, seat, result, seat_names)`` of every seat ``kid`` held."""
-        return self.key_reads.record_rows(kid)
+    def key_record_counts(self, kid: str) -> dict[str, Any]:
+        """A key's record and names, grouped (``SeatKeyReads.record_counts``)."""
+        return self.key_reads.record_counts(kid)
 
     @translated
     def key_seat_counts(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
