@@ -156,10 +156,14 @@ class KeyPages:
         counts = self.store.key_record_counts(kid)
         record: dict[str, dict[str, int]] = {}
         total = 0
-        for game, seat, result, n in counts["by_result"]:
+        names: dict[str, int] = {}
+        for game, seat, result, seat_names, n in counts["by_result"]:
             column = _COLUMN.get(key_outcome(_result(result), [seat]) or "", "unfinished")
             _bump(record, game, column, n)
             total += n
+            listed = json.loads(seat_names)
+            if 0 <= seat < len(listed):
+                names[listed[seat]] = names.get(listed[seat], 0) + n
         # a match the key held both seats of was counted once per seat: it is one draw
         for game, result in counts["both_seats"]:
             for seat in (0, 1):
@@ -167,11 +171,6 @@ class KeyPages:
                 _bump(record, game, column, -1)
             _bump(record, game, "draws" if result else "unfinished", 1)
             total -= 1
-        names: dict[str, int] = {}
-        for seat, seat_names, n in counts["by_names"]:
-            listed = json.loads(seat_names)
-            if 0 <= seat < len(listed):
-                names[listed[seat]] = names.get(listed[seat], 0) + n
         return {"total": total,
                 "names": [{"name": name, "seats": count} for name, count in
                           sorted(names.items(), key=lambda item: (-item[1], item[0]))],

@@ -175,13 +175,21 @@ class SeatKeyReads:
         self.engine = engine
 
     def key_ids(self, prefix: str, limit: int = 2) -> list[str]:
-        """Up to ``limit`` distinct key ids starting with ``prefix`` (lowercase hex)."""
+        """Up to ``limit`` distinct key ids starting with ``prefix`` (lowercase hex): one
+        probe of the index each (a DISTINCT would read every row of a busy key)."""
         low, high = _hex_range(prefix)
-        query = (select(_SEAT_KEYS.c.key_id).distinct()
-                 .where(_SEAT_KEYS.c.key_id >= low, _SEAT_KEYS.c.key_id < high, _SIGNED)
-                 .order_by(_SEAT_KEYS.c.key_id).limit(limit))
+        found: list[str] = []
         with self.engine.connect() as conn:
-            return [row[0] for row in conn.execute(query)]
+            while len(found) < limit:
+                after = (_SEAT_KEYS.c.key_id > found[-1]) if found else \
+                    (_SEAT_KEYS.c.key_id >= low)
+                kid = conn.execute(select(_SEAT_KEYS.c.key_id)
+                                   .where(after, _SEAT_KEYS.c.key_id < high, _SIGNED)
+                                   .order_by(_SEAT_KEYS.c.key_id).limit(1)).scalar()
+                if kid is None:
+                    break
+                found.append(kid)
+        return found
 
     def public_keys(self, kid: str) -> list[str]:
         """The public keys under one key id (one, unless 64 bits of a hash collided)."""
@@ -209,37 +217,39 @@ class SeatKeyReads:
     def _seats(conn: Connection, kid: str, match_ids: list[str]) -> dict[str, list[int]]:
         if not match_ids:
             return {}
-        query = (select(_SEAT_KEYS.c.match_id, _SEAT_KEYS.c.seat)
-                 .where(_SEAT_KEYS.c.key_id == kid, _SIGNED,
-                        _SEAT_KEYS.c.match_id.in_(bindparam("ids", expanding=True)))
+        # by the primary key (the page's few matches), the key compared here: a filter on
+        # the key id would lead the planner to read every row of a busy key
+        query = (select(_SEAT_KEYS.c.match_id, _SEAT_KEYS.c.seat, _SEAT_KEYS.c.key_id,
+                        _SEAT_KEYS.c.signed)
+                 .where(_SEAT_KEYS.c.match_id.in_(bindparam("ids", expanding=True)))
                  .order_by(_SEAT_KEYS.c.seat))
         seats: dict[str, list[int]] = {}
-        for match_id, seat in conn.execute(query, {"ids": match_ids}):
-            seats.setdefault(match_id, []).append(seat)
+        for match_id, seat, found, signed in conn.execute(query, {"ids": match_ids}):
+            if found == kid and signed:
+                seats.setdefault(match_id, []).append(seat)
         return seats
 
     def record_counts(self, kid: str) -> dict[str, Any]:
         """What a key's record is counted from, grouped in SQL so that it costs a few small
         answers however many matches the key played: ``by_result`` (game, seat, result JSON,
-        how many), ``by_names`` (seat, seat names JSON, how many), and ``both_seats`` (game,
-        result JSON) of each match the key held more than one seat of."""
+        seat names JSON, how many), and ``both_seats`` (game, result JSON) of each match the
+        key held more than one seat of."""
         joined = _SEAT_KEYS.join(_MATCHES, _MATCHES.c.id == _SEAT_KEYS.c.match_id)
-        mine = (_SEAT_KEYS.c.key_id == kid, _SIGNED)
-        count = func.count()
-        by_result = (select(_MATCHES.c.game, _SEAT_KEYS.c.seat, _MATCHES.c.result, count)
-                     .select_from(joined).where(*mine)
-                     .group_by(_MATCHES.c.game, _SEAT_KEYS.c.seat, _MATCHES.c.result))
-        by_names = (select(_SEAT_KEYS.c.seat, _MATCHES.c.seat_names, count)
-                    .select_from(joined).where(*mine)
-                    .group_by(_SEAT_KEYS.c.seat, _MATCHES.c.seat_names))
-        both = (select(_MATCHES.c.game, _MATCHES.c.result, _MATCHES.c.id)
-                .select_from(joined).where(*mine)
-                .group_by(_MATCHES.c.id, _MATCHES.c.game, _MATCHES.c.result)
-                .having(func.count(_SEAT_KEYS.c.seat.distinct()) > 1))
+        columns = (_MATCHES.c.game, _SEAT_KEYS.c.seat, _MATCHES.c.result, _MATCHES.c.seat_names)
+        by_result = (select(*columns, func.count()).select_from(joined)
+                     .where(_SEAT_KEYS.c.key_id == kid, _SIGNED).group_by(*columns))
+        # from the key's index alone (no join): the matches it holds two seats of
+        twice = (select(_SEAT_KEYS.c.match_id)
+                 .where(_SEAT_KEYS.c.key_id == kid, _SIGNED)
+                 .group_by(_SEAT_KEYS.c.match_id).having(func.count() > 1))
         with self.engine.connect() as conn:
-            return {"by_result": [tuple(row) for row in conn.execute(by_result)],
-                    "by_names": [tuple(row) for row in conn.execute(by_names)],
-                    "both_seats": [tuple(row[:2]) for row in conn.execute(both)]}
+            grouped = [tuple(row) for row in conn.execute(by_result)]
+            doubled = [row[0] for row in conn.execute(twice)]
+            both = [tuple(row) for row in conn.execute(
+                select(_MATCHES.c.game, _MATCHES.c.result)
+                .where(_MATCHES.c.id.in_(bindparam("ids", expanding=True))),
+                {"ids": doubled})] if doubled else []
+        return {"by_result": grouped, "both_seats": both}
 
     def keys_of(self, match_ids: Sequence[str]) -> dict[str, dict[int, str]]:
         """The key id at each seat that registered one, by match (seats without a key are
