@@ -10,7 +10,9 @@ fact the layers above need, so that none of them names a game:
   (``replays_play``, ``setup_picks``, ``draws_from_picks``);
 - the dispute report: the rule or card text it quotes beside a move (``quote``);
 - ``fairdeal simulate``: the options it offers (``simulate_options``, ``turn_limit_note``);
-- the viewer: how its result reasons are said to players (``reason_words``, ``draw_words``);
+- the viewer: how its result reasons are said to players (``reason_words``, ``draw_words``),
+  what a spectator of a match in play is told stays hidden (``live_secrecy``), and the facts of
+  a match's parameters its page lists (``match_facts``);
 - the secrecy tests: a state whose hidden parts differ (``hidden_changed``).
 
 Every hook has a default that suits a game which deals nothing, so a new game overrides only
@@ -150,6 +152,18 @@ class GamePlugin:
     reason_words: Mapping[str, str] = {}
     #: the same for a draw's reasons
     draw_words: Mapping[str, str] = {}
+    #: what the page of a match in play tells a spectator about what stays hidden until the
+    #: seed is revealed: what is secret is the game's business (a game that hides nothing
+    #: says so; the default promises nothing either way)
+    live_secrecy: str = ("A spectator sees what the game shows everyone; the whole match is "
+                         "replayed and checked once the seed is revealed at the end.")
+
+    def match_facts(self, game: Game, params: Mapping[str, JSON]) -> list[tuple[str, str]]:
+        """The facts of a match's parameters its page lists beside the badges, as
+        (label, words) pairs in the order shown (default: none): ``game`` is the rules version
+        the match is played under, ``params`` the genesis event's. Words for people, not ids.
+        Never raises: parameters it cannot read give no facts."""
+        return []
 
     # --- secrecy ------------------------------------------------------------------------
 

@@ -25,7 +25,8 @@ from .replay import MatchReplayer, Step, replay_steps
 from .report import Report, VerificationError
 from .verify import verify_bundle
 
-__all__ = ["DisputeError", "V1_INFLUENCE", "deal_influence", "dispute_report", "verdict_words"]
+__all__ = ["V1_INFLUENCE", "DisputeError", "NoSuchStep", "deal_influence", "dispute_report",
+           "verdict_words"]
 
 #: what a version 1 report says when the verifier gave no deal-influence line
 V1_INFLUENCE = ("version 1 bundle, client seeds unsigned: the server could have chosen this "
@@ -34,6 +35,10 @@ V1_INFLUENCE = ("version 1 bundle, client seeds unsigned: the server could have 
 
 class DisputeError(FairdealError):
     """The report cannot be made: the file is no bundle, or the step does not exist."""
+
+
+class NoSuchStep(DisputeError):
+    """The file is a bundle, but the step asked for is not one of its steps."""
 
 
 def deal_influence(report: Report, genesis: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -263,8 +268,8 @@ def dispute_report(data: bytes | str, step: int, *, trusted_key: str | None = No
         raise DisputeError(f"the match cannot be replayed at all: {e}") from None
     if not 0 <= step < len(steps):
         last = len(steps) - 1
-        raise DisputeError(f"step {step} does not exist: this match has steps 0 to {last}"
-                           if steps else "this match has no steps to show")
+        raise NoSuchStep(f"step {step} does not exist: this match has steps 0 to {last}"
+                         if steps else "this match has no steps to show")
     game = replayer.game
     current = steps[step]
     before = steps[step - 1].state if step > 0 else None

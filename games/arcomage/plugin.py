@@ -43,6 +43,9 @@ class ArcomagePlugin(GamePlugin):
         "resource": "{winner} gathered the victory amount of a resource",
         "tower-destroyed": "{winner} destroyed {loser}'s tower",
     }
+    live_secrecy = ("Hands and the deck stay hidden until the end: a spectator sees the "
+                    "towers, walls, resources and the cards played, and the whole match is "
+                    "replayed once the seed is revealed.")
 
     def deck_key(self, params: Mapping[str, JSON]) -> str:
         return f"arcomage/{params.get('deck', 'normal')}"

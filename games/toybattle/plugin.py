@@ -39,6 +39,10 @@ class ToyBattlePlugin(GamePlugin):
         "stalemate": "a side could not move, so the medals decided",
     }
     draw_words = {"turn-limit": "the turn limit came with the medals level"}
+    live_secrecy = ("The racks, the order of the reserves and the troops set aside stay hidden "
+                    "until the end: a spectator sees the board, the discards, the medals and how "
+                    "many troops each pile holds, and the whole match is replayed once the seed "
+                    "is revealed.")
 
     def read_deal(self, state: Any) -> DealFacts:
         deal = DealFacts(

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..base import Bot
+from ..base import JSON, Bot, Game
 from ..plugin import GamePlugin
 from .game import GAME, VERSIONS
+from .text import tavern_facts
 
 __all__ = ["PLUGIN", "WyrdstonePlugin"]
 
@@ -29,6 +30,15 @@ class WyrdstonePlugin(GamePlugin):
         "wrath": "{loser}'s mage fell to the Wrath of the Gods",
         "turn-70": "both mages were still standing at turn 70",
     }
+    live_secrecy = ("Nothing in this duel is hidden: both mages' equipment is fixed in the "
+                    "match header and no scroll is drawn from a hidden pile, so a spectator sees "
+                    "the whole board. The seed is revealed at the end, and every random pick is "
+                    "checked then.")
+
+    def match_facts(self, game: Game, params: Mapping[str, JSON]) -> list[tuple[str, str]]:
+        """Each mage's tavern effects (from wyrdstone/2), with what they do: they fire once,
+        before turn 1, so no board shows them being taken."""
+        return tavern_facts(game, params)
 
 
 PLUGIN = WyrdstonePlugin(GAME, _bots, versions=VERSIONS)

@@ -2,7 +2,9 @@
 
 Seat A's mage is at the bottom, B's at the top, each with a health bar and five energy counters;
 between them the two rows of five slots (slot n of A faces slot n of B) with each creature's
-attack/health and icons for poison, stun and buffs; on the right the turn, the Wrath of the
+attack/health and icons for poison, stun and buffs; on the right, beside each mage's row, its
+equipment (artifacts, skills, the rune belt with the runes used so far, and from wyrdstone/2 the
+tavern effects, each item's text its ``<title>``), and between them the turn, the Wrath of the
 Gods countdown and the last scroll cast. Nothing in a Wyrdstone state is hidden, so every
 perspective (a seat, everything, a spectator) draws the same picture, apart from the title
 line naming the perspective.
@@ -16,10 +18,19 @@ True
 
 from __future__ import annotations
 
+from collections import Counter
 from html import escape
 
-from ..svgtext import SCALABLE, text_block, title
-from .book import ELEMENT_NAMES, SCROLL_BY_ID
+from ..svgtext import SCALABLE, fit_lines, text_block, title
+from .book import (
+    ARTIFACT_BY_ID,
+    ELEMENT_NAMES,
+    RUNE_BY_ID,
+    SCROLL_BY_ID,
+    SKILL_BY_ID,
+    TAVERN_BY_ID,
+    Equipment,
+)
 from .engine import WRATH_FROM
 from .state import HEALTH, SEAT_NAMES, SLOTS, Creature, WyrdState
 
@@ -29,6 +40,9 @@ _WIDTH, _HEIGHT = 900, 560
 _COLOURS = {"fire": "#c0392b", "water": "#2e6fb0", "air": "#7fb3d5", "earth": "#7d6b3a",
             "death": "#5b4a68", "neutral": "#888888"}
 _SLOT_W, _SLOT_H, _SLOT_X = 104, 110, 40
+#: the right-hand column: each mage's equipment beside its row, the turn panel between them
+_SIDE_X = _SLOT_X + 5 * (_SLOT_W + 12) + 20
+_SIDE_W = _WIDTH - _SIDE_X - 10
 
 
 def _text(x: float, y: float, content: str, size: int = 13, anchor: str = "start",
@@ -104,8 +118,54 @@ def scroll_text(scroll_id: str) -> str:
     return f"{scroll.name} ({scroll.cost_text}): {scroll.text}"
 
 
+def _names(items: list[Equipment]) -> str:
+    return ", ".join(item.name for item in items) or "none"
+
+
+def _equipment(state: WyrdState, seat: int, y: float) -> list[str]:
+    """Mage ``seat``'s equipment in the right-hand column from ``y`` down: one block per kind,
+    each with its items' rules texts as its ``<title>``; runes used from the belt are named
+    apart."""
+    loadout = state.loadouts[seat]
+    left = Counter(state.belts[seat])
+    used: list[str] = []
+    for rune in loadout.runes:
+        if left[rune]:
+            left[rune] -= 1
+        else:
+            used.append(rune)
+    unused = list(state.belts[seat])
+    used_items = [RUNE_BY_ID[rune] for rune in used]
+    belt = ", ".join(RUNE_BY_ID[rune].name for rune in unused) or "empty"
+    # (kind, the words drawn, the items whose texts the hover shows)
+    kinds: list[tuple[str, str, list[Equipment]]] = [
+        ("artifacts", _names([ARTIFACT_BY_ID[item] for item in loadout.artifacts]),
+         [ARTIFACT_BY_ID[item] for item in loadout.artifacts]),
+        ("skills", _names([SKILL_BY_ID[item] for item in loadout.skills]),
+         [SKILL_BY_ID[item] for item in loadout.skills]),
+        ("rune belt", belt + (f"; used: {_names(used_items)}" if used else ""),
+         [RUNE_BY_ID[rune] for rune in loadout.runes]),
+    ]
+    if state.rules.tavern:
+        tavern = [TAVERN_BY_ID[item] for item in loadout.tavern]
+        kinds.append(("tavern", _names(tavern), tavern))
+    parts = [f'<g class="equipment" data-seat="{SEAT_NAMES[seat]}">',
+             _text(_SIDE_X, y + 11, f"Mage {SEAT_NAMES[seat]}'s equipment", 11, weight="bold")]
+    top = y + 15
+    for kind, words, items in kinds:
+        size, step, lines = fit_lines(f"{kind}: {words}", _SIDE_W, 3 * 12, sizes=(10, 9))
+        hover = "; ".join(f"{item.name}: {item.text}" for item in items) or f"no {kind}"
+        parts.append(f'<g class="equipment-{kind.replace(" ", "-")}">{title(hover)}')
+        parts += [_text(_SIDE_X, top + size + step * row, line, size)
+                  for row, line in enumerate(lines)]
+        parts.append("</g>")
+        top += step * len(lines) + 3
+    parts.append("</g>")
+    return parts
+
+
 def _panel(state: WyrdState) -> list[str]:
-    x = _SLOT_X + 5 * (_SLOT_W + 12) + 20
+    x = _SIDE_X
     lines = [f"Turn {state.turn}"]
     if state.turn < WRATH_FROM:
         lines.append(f"Wrath of the Gods in {WRATH_FROM - state.turn} turns")
@@ -121,7 +181,7 @@ def _panel(state: WyrdState) -> list[str]:
         winner = state.result.winner
         lines.append("draw" if winner is None else f"{SEAT_NAMES[winner]} wins")
         lines.append(f"({state.result.reason})")
-    parts = [_text(x, 230 + 20 * n, line, 13, weight="bold" if n == 0 else "normal")
+    parts = [_text(x, 214 + 16 * n, line, 13, weight="bold" if n == 0 else "normal")
              for n, line in enumerate(lines)]
     if state.last_cast is not None:
         parts.insert(0, f'<g class="scroll">{title(scroll_text(state.last_cast[1]))}')
@@ -145,6 +205,8 @@ def render_svg(state: WyrdState, seat: int | None = None, *, spectator: bool = F
     parts.append(f'<line x1="{_SLOT_X}" x2="{_SLOT_X + 5 * (_SLOT_W + 12)}" y1="270" y2="270" '
                  'stroke="#ccc" stroke-dasharray="6 4"/>')
     parts += _mage(state, 0, 480)
+    parts += _equipment(state, 1, 76)
+    parts += _equipment(state, 0, 326)
     parts += _panel(state)
     parts.append("</svg>")
     return "\n".join(parts)

@@ -4,10 +4,40 @@ perspective reads the same. Pure, like render.py."""
 
 from __future__ import annotations
 
-from .book import SCROLL_BY_ID
+from collections.abc import Mapping
+from typing import Any
+
+from ..base import JSON, RulesError
+from .book import SCROLL_BY_ID, TAVERN_BY_ID
 from .state import HEALTH, SEAT_NAMES, SLOTS, WyrdState
 
-__all__ = ["render_text"]
+__all__ = ["render_text", "tavern_facts"]
+
+
+def tavern_facts(game: Any, params: Mapping[str, JSON]) -> list[tuple[str, str]]:
+    """``("Tavern effects, mage A", "Fire Whisky (at the start of the duel: ...)")`` for each
+    mage, under a rules version that has tavern effects (none before wyrdstone/2, or for
+    parameters that do not normalize).
+
+    >>> from fairdeal.games.wyrdstone.game import VERSIONS
+    >>> tavern_facts(VERSIONS["wyrdstone/2"], {"A": {"tavern": ["storm-mead"]}})[0]
+    ('Tavern effects, mage A', 'Storm Mead (at the start of the duel: you gain 2 Air)')
+    >>> tavern_facts(VERSIONS["wyrdstone/1"], {})
+    []
+    """
+    rules = getattr(game, "rules", None)
+    if not getattr(rules, "tavern", False):
+        return []
+    try:
+        normal = game.normalize_params(params)
+    except (RulesError, TypeError, ValueError):
+        return []
+    facts = []
+    for name in SEAT_NAMES:
+        items = [TAVERN_BY_ID[item] for item in normal[name].get("tavern", ())]
+        words = "; ".join(f"{item.name} ({item.text})" for item in items)
+        facts.append((f"Tavern effects, mage {name}", words or "none"))
+    return facts
 
 
 def render_text(state: WyrdState, seat: int | None = None) -> str:

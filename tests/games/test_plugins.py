@@ -212,3 +212,16 @@ def test_simulate_passes_a_games_own_options_to_its_parameters(tmp_path: Path) -
     assert result.exit_code == 0, result.output
     (bundle,) = out.glob("*.json")
     assert json.loads(bundle.read_text())["events"][0]["params"]["deck"] == "infinite"
+
+
+def test_every_game_says_in_its_own_words_what_a_spectator_does_not_see() -> None:
+    # what is hidden is the game's business: the viewer's live page shows this sentence, so a
+    # game left on the default would promise nothing (or, worse, borrow another game's words)
+    sentences = {plugin.name: plugin.live_secrecy for plugin in plugins()}
+    assert len(sentences) >= 4
+    for name, sentence in sentences.items():
+        assert sentence != GamePlugin.live_secrecy, name
+    assert len(set(sentences.values())) == len(sentences)
+    # a game whose state is all public says so; one that deals hands says they stay hidden
+    assert "Nothing in this duel is hidden" in get_plugin("wyrdstone").live_secrecy
+    assert "Hands and the deck stay hidden" in get_plugin("arcomage").live_secrecy

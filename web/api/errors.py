@@ -70,6 +70,9 @@ def _ledger_error(error: LedgerError) -> Response:
     return error_response(status_for(error), error.code, error.message, **extra)
 
 
+# by code too: an app-wide 404 handler (the viewer's, for paths no route answers) would
+# otherwise come first, as Flask looks handlers up by code before it looks them up by class
+@bp.errorhandler(404)
 @bp.errorhandler(HTTPException)
 def _http_error(error: HTTPException) -> Response:
     code = {400: "bad-request", 404: "not-found", 405: "method-not-allowed",

@@ -16,6 +16,7 @@ Retry-After; a player name no match has is answered at once, without reading any
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -26,12 +27,13 @@ from typing import Any
 from flask import Response, abort, current_app, request, url_for
 
 from fairdeal.ledger.errors import BadRequest
-from fairdeal.verifier.dispute import DisputeError, dispute_report
+from fairdeal.verifier.dispute import DisputeError, NoSuchStep, dispute_report
 from fairdeal.verifier.dispute_html import dispute_html
 
 from ..queryargs import parse_int
 from .blueprint import bp
-from .loading import ledger, load_stored, load_upload
+from .loading import ledger, load_stored, load_upload, missing
+from .present import utc_times
 
 __all__ = ["AuditCache"]
 
@@ -265,20 +267,31 @@ def audit_page() -> Any:
 
 
 def _dispute(match: Any) -> Any:
+    back = (url_for("viewer.upload_page", key=match.key) if match.key.startswith("u-")
+            else url_for("viewer.match_page", match_id=match.match_id))
     if match.bundle_bytes is None:
-        abort(404, description="a match in play has no dispute report yet: it needs the "
-                               "sealed bundle")
+        missing("a match in play has no dispute report yet: it needs the sealed bundle",
+                "No dispute report yet", back)
     try:
         step = parse_int("step", request.args.get("step", "0"), minimum=0)
     except BadRequest as e:
-        abort(404, description=e.message)
+        missing(e.message, "Step not found", back)
     try:
         # this server's own keys: a match sealed under another key is said to be "signed by
         # another server" there too, as on every other page
         report = dispute_report(match.bundle_bytes, step, server_keys=ledger().server_keys())
+    except NoSuchStep as e:
+        missing(str(e), "Step not found", back)
     except DisputeError as e:
-        abort(404, description=str(e))
-    return Response(dispute_html(report), mimetype="text/html")
+        missing(str(e), "No dispute report for this file", back)
+    return Response(_people_times(dispute_html(report)), mimetype="text/html")
+
+
+def _people_times(page: str) -> str:
+    """The report's words with event times in UTC ISO 8601 (``utc_times``); the events quoted
+    in ``<pre>`` stay byte for byte as the file has them."""
+    pieces = re.split(r"(<pre>.*?</pre>)", page, flags=re.DOTALL)
+    return "".join(piece if piece.startswith("<pre>") else utc_times(piece) for piece in pieces)
 
 
 @bp.route("/m/<match_id>/dispute")
@@ -320,7 +333,8 @@ def key_audit_summary(kid: str) -> dict[str, Any] | None:
     ledger = current_app.extensions.get("fairdeal.ledger")
     if ledger is None or not hasattr(ledger, "sealed_bundles"):
         return None
-    entry, refreshing, full = _cache().report((None, False, kid), wait=FIRST_WAIT_S)
+    # the page is not held up long for it: it says the audit is on its way instead
+    entry, refreshing, full = _cache().report((None, False, kid), wait=1.0)
     if entry is None or entry.figures is None:
         return {"pending": "The audit is busy; reload in a few seconds." if full else
                 "The audit of this key's matches is being computed: reload in a moment."}

@@ -4,9 +4,10 @@ loaded matches, the uploads held for a while, and the verdicts shown on the home
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NoReturn
 
 from flask import abort, current_app
+from werkzeug.exceptions import NotFound
 
 from fairdeal.games import RulesError, get_game
 from fairdeal.verifier.bundle import Bundle
@@ -16,11 +17,27 @@ from fairdeal.verifier.verify import verify_bytes
 from .matches import LoadedMatch, MatchCache, load_bundle, load_live
 from .sources import LedgerReader, MemoryLedger
 
-__all__ = ["MATCH_ID", "game_or_none", "judgement", "ledger", "load_stored", "load_upload",
-           "match_cache", "preview_cache", "signer_verdict", "uploads"]
+__all__ = ["MATCH_ID", "PageNotFound", "game_or_none", "judgement", "ledger", "load_stored",
+           "load_upload", "match_cache", "missing", "preview_cache", "signer_verdict", "uploads"]
 
 MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
 _UPLOAD_KEY = re.compile(r"u-[0-9a-f]{32}\Z")
+
+
+class PageNotFound(NotFound):
+    """A 404 whose page says what is missing (``heading``: "Match not found", "Step not found")
+    and may link back to the page that is there (``back``)."""
+
+    def __init__(self, description: str, heading: str = "Not found",
+                 back: str | None = None) -> None:
+        super().__init__(description)
+        self.heading = heading
+        self.back = back
+
+
+def missing(description: str, heading: str = "Not found", back: str | None = None) -> NoReturn:
+    """Answer 404 with a page (or JSON) headed ``heading`` that says ``description``."""
+    raise PageNotFound(description, heading, back)
 
 
 def ledger() -> LedgerReader:
@@ -67,14 +84,14 @@ def game_or_none(name: str) -> Any:
 def load_stored(match_id: str) -> LoadedMatch:
     """A match from the ledger: sealed ones from their bundle, live ones from public events."""
     if not MATCH_ID.match(match_id):
-        abort(404, description=f"{match_id!r} is not a match id")
+        missing(f"{match_id!r} is not a match id", "Match not found")
     cache = match_cache()
     sealed = cache.peek(f"m-{match_id}")
     if sealed is not None:
         return sealed  # type: ignore[no-any-return]
     reader = ledger()
     if reader.get(match_id) is None:
-        abort(404, description=f"no match with id {match_id!r}")
+        missing(f"no match with id {match_id!r}", "Match not found")
     data = reader.bundle(match_id)
     loaded: LoadedMatch
     if data is not None:
@@ -90,7 +107,7 @@ def load_stored(match_id: str) -> LoadedMatch:
 def load_upload(key: str) -> LoadedMatch:
     """An upload held in memory; 404 for a malformed key, 410 once it has been dropped."""
     if not _UPLOAD_KEY.match(key):
-        abort(404, description="no such upload")
+        missing("no such upload", "Upload not found")
     match = uploads().peek(key)
     if match is None:
         abort(410, description="This upload is no longer held by the server (uploads that are "

@@ -3,6 +3,8 @@ verification rows, as one dict for the templates (match.html, embed.html, the fr
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
 from flask import current_app, render_template, request, url_for
@@ -19,18 +21,45 @@ from .present import (
     event_rows,
     game_title,
     is_simulated,
+    live_secrecy,
+    match_facts,
     perspectives,
     result_words,
     seat_label,
     state_tables,
 )
 
-__all__ = ["AUTOPLAY_SPEEDS", "int_arg", "page_context", "perspective", "step_context"]
+__all__ = ["AUTOPLAY_SPEEDS", "embed_size", "int_arg", "page_context", "perspective",
+           "step_context"]
 
 #: a marker for the perspective's query in the cached event list; filled in per request
 #: (escaped) — a NUL never occurs in rendered text, so nothing else can match it
 _VIEW_SLOT = "\x00view\x00"
 AUTOPLAY_SPEEDS = ((2000, "0.5×"), (1000, "1×"), (500, "2×"), (250, "4×"))
+
+#: the suggested embed's width, and what the embed shows at that width besides the board: the
+#: board's box is that much narrower, and the head, the caption and the stepper that much tall
+#: (px, measured in Chromium; tests/web/viewer/test_browser_embed.py holds them to it)
+EMBED_WIDTH, EMBED_SIDES, EMBED_CHROME = 720, 26, 270
+_VIEWBOX = re.compile(r'<svg\b[^>]*\bviewBox="\s*[-\d.]+[\s,]+[-\d.]+[\s,]+([\d.]+)[\s,]+([\d.]+)"')
+
+
+def embed_size(drawing: str) -> tuple[int, int]:
+    """The suggested iframe (width, height) for an embed of ``drawing``: the board at the full
+    width, the stepper below it (the embed scales to any other size; this is where nothing
+    is scaled down).
+
+    >>> embed_size('<svg viewBox="0 0 900 560">')
+    (720, 710)
+    >>> embed_size("<p>no drawing</p>")
+    (720, 560)
+    """
+    found = _VIEWBOX.search(drawing)
+    if found is None or not float(found.group(1)):
+        return EMBED_WIDTH, 560
+    ratio = float(found.group(2)) / float(found.group(1))
+    height = (EMBED_WIDTH - EMBED_SIDES) * ratio + EMBED_CHROME
+    return EMBED_WIDTH, int(math.ceil(height / 10) * 10)
 
 
 #: no query number means anything beyond this (a page, a step): larger ones are clamped, so
@@ -168,7 +197,8 @@ def _live_context(match: LoadedMatch) -> dict[str, Any]:
         # trusted code, as every board on this page
         drawing = ledger().spectator_svg(match.match_id)
         live_board = Markup(drawing) if drawing else None
-    return {"public_state": public_state, "live_board": live_board}
+    return {"public_state": public_state, "live_board": live_board,
+            "live_secrecy": live_secrecy(match.game) if match.live else ""}
 
 
 def _signer_context(match: LoadedMatch) -> dict[str, Any]:
@@ -214,18 +244,34 @@ def _heading_context(match: LoadedMatch) -> dict[str, Any]:
     seats = genesis.get("seats", [])
     result = match.report.facts.get("result") if not match.live else None
     keys = seat_key_ids(match.events)
+    # a file that does not verify only claims its result: the heading never states it as
+    # fact; the warning quotes the claim, as the file's
+    claimed = _claimed_result(match) if not match.live and not match.report.ok else None
+    rules_version = genesis.get("rules_version")
     return {
         "title": " vs ".join(seat.get("name", "?") for seat in seats) or "Uploaded file",
         "game_title": game_title(genesis.get("game"), match.game),
+        "rules_version": rules_version if isinstance(rules_version, str) else None,
         "simulated": is_simulated([seat.get("name", "") for seat in seats]),
         "badges": badges(genesis.get("game"), genesis.get("params"), genesis.get("turn_limit_ms")),
+        "match_facts": match_facts(match.game, genesis.get("params")),
         "seats": [{"label": seat_label(match.game, seats, index), "name": seat.get("name"),
                    "key_id": keys.get(index)} for index, seat in enumerate(seats)],
         # a key's page lists the matches stored here: an upload's seats get no link
         "seat_key_links": not match.key.startswith("u-"),
-        "result": result_words(result, seats, match.game) if result else (
-            "in play" if match.live else ""),
+        "result": "" if not match.live and not match.report.ok else (
+            result_words(result, seats, match.game) if result else (
+                "in play" if match.live else "")),
+        "claimed_result": result_words(claimed, seats, match.game) if claimed else None,
     }
+
+
+def _claimed_result(match: LoadedMatch) -> Any:
+    """The result a file that does not verify declares (its reveal event's), if any."""
+    last = match.events[-1] if match.events else {}
+    claimed = match.report.facts.get("result") or (
+        last.get("result") if last.get("type") == "reveal" else None)
+    return claimed if isinstance(claimed, dict) else None
 
 
 def _link_context(match: LoadedMatch, base: str, number: int) -> dict[str, Any]:
@@ -239,6 +285,8 @@ def _link_context(match: LoadedMatch, base: str, number: int) -> dict[str, Any]:
         "browser_bundle_url": _browser_bundle_url(match, base),
         "embed_url": None if upload else root + url_for(
             "viewer.embed", match_id=match.match_id) + f"?step={number}",
+        "embed_size": embed_size(str(_board(match, number, None))) if not upload and
+        match.steps else (EMBED_WIDTH, 560),
         "file_name": f"{match.match_id or 'bundle'}.json",
         "gif_url": (root + f"/m/{match.match_id}.gif"
                     if not match.live and not upload and match.steps else None),

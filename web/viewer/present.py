@@ -8,12 +8,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from fairdeal.client.simulate import SIMULATED_SEAT_SUFFIX
-from fairdeal.games import RulesError, get_plugin, plugins
+from fairdeal.games import GamePlugin, RulesError, get_plugin, plugins
 
 from .matches import LoadedMatch
 
@@ -23,10 +24,13 @@ __all__ = [
     "duration_words",
     "event_rows",
     "is_simulated",
+    "live_secrecy",
+    "match_facts",
     "perspectives",
     "result_words",
     "seat_label",
     "state_tables",
+    "utc_times",
 ]
 
 DEFAULT_SEAT_NAMES = ("A", "B", "C", "D", "E", "F", "G", "H")
@@ -54,6 +58,27 @@ def date_words(ms: int | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
+#: an event's ``ts`` as the verifier's reasons quote it: a 13-digit count of ms since 1970
+#: (2001 to 2033), standing on its own (not part of a hash, an id or a longer number)
+_EPOCH_MS = re.compile(r"(?<![\w.,])1\d{12}(?!\w|[.,]\d)")
+
+
+def utc_times(text: str) -> str:
+    """``text`` with each event time in ms since 1970 written as UTC ISO 8601, for people (the
+    verifier's reasons quote an event's ``ts`` as it is in the file).
+
+    >>> utc_times("the clock runs backwards: this event is stamped 1767225635558, 5 ms before")
+    'the clock runs backwards: this event is stamped 2026-01-01T00:00:35.558Z, 5 ms before'
+    >>> utc_times("head 1767225635558a…, 1,767,225,635,558, 1767225635558.5")
+    'head 1767225635558a…, 1,767,225,635,558, 1767225635558.5'
+    """
+    def iso(found: re.Match[str]) -> str:
+        moment = datetime.fromtimestamp(int(found.group()) / 1000, tz=UTC)
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+    return _EPOCH_MS.sub(iso, str(text))
+
+
 def game_title(game_name: str | None, game: Any = None) -> str:
     """The game's human title, from the rules package when it is loaded, else from its
     registered plug-in (a game no plug-in registers is shown by its name)."""
@@ -63,6 +88,33 @@ def game_title(game_name: str | None, game: Any = None) -> str:
         return get_plugin(game_name or "").title
     except RulesError:
         return game_name or "unknown game"
+
+
+def _plugin_of(game: Any) -> GamePlugin | None:
+    """The plug-in of a loaded rules object (None: no game, or one no plug-in registers)."""
+    try:
+        return get_plugin(str(getattr(game, "name", "")))
+    except RulesError:
+        return None
+
+
+def live_secrecy(game: Any) -> str:
+    """What a spectator of a match in play is told stays hidden: the game's own words (its
+    plug-in's ``live_secrecy``), else the plug-ins' default, which promises nothing."""
+    plugin = _plugin_of(game)
+    return plugin.live_secrecy if plugin is not None else GamePlugin.live_secrecy
+
+
+def match_facts(game: Any, params: Any) -> list[tuple[str, str]]:
+    """The game's facts about a match's parameters (its plug-in's ``match_facts``), as
+    (label, words); none for a game not loaded or parameters that are not an object."""
+    plugin = _plugin_of(game)
+    if plugin is None or not isinstance(params, Mapping):
+        return []
+    try:
+        return [(str(label), str(words)) for label, words in plugin.match_facts(game, params)]
+    except Exception:  # noqa: BLE001  a game's words must never break the page
+        return []
 
 
 def is_simulated(seat_names: Sequence[str]) -> bool:

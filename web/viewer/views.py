@@ -5,8 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, abort, jsonify, redirect, render_template, request, url_for
-from werkzeug.exceptions import HTTPException
+from flask import (
+    Response,
+    abort,
+    current_app,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from werkzeug.exceptions import HTTPException, NotFound
 
 from fairdeal.games import GAME_NAMES
 
@@ -15,21 +24,27 @@ from ..security import UPLOAD_LIMIT, VIEWER_CSP
 from .blueprint import bp
 from .loading import (
     MATCH_ID,
+    PageNotFound,
     game_or_none,
     ledger,
     load_stored,
     load_upload,
+    missing,
     preview_cache,
 )
 from .logpanel import match_log, recent_leaves
 from .matches import LoadedMatch
 from .page import int_arg, page_context, perspective, step_context
 from .players import match_card, search_context
-from .present import game_title
+from .present import game_title, utc_times
 from .sources import summarize
 
 #: the viewer's policy (web/security.py sets it, and the other headers, on every response)
 CSP = VIEWER_CSP
+
+# the verifier's reasons quote an event's time as the file has it (ms since 1970): the pages
+# write it for people (``{{ reason|utc_times }}``)
+bp.add_app_template_filter(utc_times, "utc_times")
 
 
 # --- pages --------------------------------------------------------------------------------
@@ -109,6 +124,17 @@ def embed(match_id: str) -> Any:
     return response
 
 
+@bp.route("/embed/<match_id>/dispute")
+def embed_dispute(match_id: str) -> Any:
+    """An embed has no dispute page of its own: the match's (a link copied out of an older
+    embed, which pointed here, still lands on the report)."""
+    if not MATCH_ID.match(match_id):
+        missing(f"{match_id!r} is not a match id", "Match not found")
+    query = request.query_string.decode("latin-1")
+    target = url_for("viewer.match_dispute", match_id=match_id)
+    return redirect(f"{target}?{query}" if query else target, 308)
+
+
 def _fragment(match: LoadedMatch, number: int) -> Any:
     option = perspective(match)
     context = step_context(match, number, option)
@@ -176,7 +202,12 @@ def match_preview(match_id: str, number: int) -> Any:
         step = match.step(number)
         if step is None:
             abort(404, description="this match has no steps to show")
-        number = step.number
+        if number != step.number:
+            # no clamping here: an image of another step under this step's address would be
+            # cached as if it were this one
+            missing(f"step {number} does not exist: this match has steps 0 to "
+                    f"{match.last_step}", "Step not found",
+                    url_for("viewer.match_page", match_id=match_id))
 
         def drawing() -> str:
             return match.svg(number, None)
@@ -207,11 +238,6 @@ def match_live(match_id: str) -> Any:
     return jsonify({"match_id": match_id, "events": events, "ended": not summary.live})
 
 
-
-
-
-
-
 # --- errors -------------------------------------------------------------------------------
 
 def _wants_html() -> bool:
@@ -226,6 +252,28 @@ def not_found(error: HTTPException) -> Any:
     status = error.code or 404
     if not _wants_html():
         return jsonify({"error": error.description}), status
-    heading = "Match not found" if status == 404 else "Upload expired"
+    heading = getattr(error, "heading", None) or (
+        "Not found" if status == 404 else "Upload expired")
     return render_template("viewer/error.html", status=status, heading=heading,
-                           message=error.description), status
+                           message=error.description, back=getattr(error, "back", None)), status
+
+
+@bp.app_errorhandler(404)
+def no_route(error: HTTPException) -> Any:
+    """A path no route of the app answers (a blueprint's own handlers answer its routes'
+    404s): JSON in the API's form under /api, the viewer's page elsewhere, never Flask's bare
+    page."""
+    if request.path == "/api" or request.path.startswith("/api/"):
+        from ..api.errors import error_response
+
+        described = isinstance(error, PageNotFound) or (
+            error.description != NotFound.description)
+        where = (f"the API's routes are listed at {url_for('api.openapi')}"
+                 if "api" in current_app.blueprints else "this server serves no API")
+        message = error.description if described else (
+            f"no API endpoint {request.path}: {where}")
+        return error_response(404, "not-found", str(message))
+    if request.blueprint is None and not request.path.endswith(".json"):
+        return render_template("viewer/error.html", status=404, heading="Page not found",
+                               message=f"Nothing lives at {request.path}."), 404
+    return not_found(error)

@@ -50,6 +50,9 @@ class CrazyEightsPlugin(GamePlugin):
         "blocked": "the game blocked with the points level",
         "turn-cap": "the turn cap came with the points level",
     }
+    live_secrecy = ("Hands and the stock stay hidden until the end: a spectator sees the "
+                    "discard pile, the suit to follow and how many cards each hand holds, and "
+                    "the whole match is replayed once the seed is revealed.")
 
     def read_deal(self, state: Any) -> DealFacts:
         # the shuffled deck as it was dealt: A's seven, B's seven, the eights turned up and

@@ -56,9 +56,11 @@ def test_each_game_and_step_renders_and_is_cached(request: Any, client: Any, app
     assert len(cache) == cached  # the second fetch was a hit
 
 
-def test_a_step_past_the_end_is_the_last_and_a_bad_match_is_a_404(client: Any,
-                                                                   arcomage_bundles: Any) -> None:
+def test_a_step_past_the_end_and_a_bad_match_are_404s(client: Any,
+                                                      arcomage_bundles: Any) -> None:
     match_id = _id(arcomage_bundles[0])
-    assert client.get(f"/m/{match_id}/step/99999.png").status_code == 200
+    # no clamping (issue 21 #12): another step's image under this address would be cached as
+    # this step's
+    assert client.get(f"/m/{match_id}/step/99999.png").status_code == 404
     assert client.get("/m/nope/step/1.png").status_code == 404
     assert client.get("/m/bad id!/step/1.png").status_code == 404

@@ -149,10 +149,18 @@
     return node;
   }
 
+  // an event's time as the verifier's reasons quote it (ms since 1970), in UTC ISO 8601, as
+  // the server's side of the page writes it (present.py utc_times)
+  function utcTimes(text) {
+    return String(text).replace(/(^|[^\w.,])(1\d{12})(?!\w|[.,]\d)/g, function (all, before, ms) {
+      return before + new Date(Number(ms)).toISOString();
+    });
+  }
+
   function failureText(failure) {
     if (!failure) return "";
     var where = failure.seq === null || failure.seq === undefined ? "" : " at event " + failure.seq;
-    return failure.check + " check failed" + where + ": " + failure.reason;
+    return failure.check + " check failed" + where + ": " + utcTimes(failure.reason);
   }
 
   function shortFailure(failure) {
@@ -217,6 +225,8 @@
     function show(report) {
       window.fairdealBrowserReport = report;
       panel.classList.add("has-browser");
+      var wait = document.getElementById("server-said-wait");
+      if (wait) wait.hidden = true;  // the browser's verdict has joined the server's
       var differences = [];
       panel.querySelectorAll(".check-row").forEach(function (row) {
         var name = row.getAttribute("data-check");
@@ -230,7 +240,7 @@
         var state = mine ? mine.status : "absent";
         mark.setAttribute("data-browser-status", state);
         mark.textContent = MARKS[state] || "?";
-        mark.title = "your browser: " + (mine ? mine.status + (mine.detail ? " — " + mine.detail : "") : "no such check");
+        mark.title = "your browser: " + (mine ? mine.status + (mine.detail ? " — " + utcTimes(mine.detail) : "") : "no such check");
         var server = row.getAttribute("data-status");
         // a check one side never reached follows from an earlier difference: not listed; a
         // check the server skipped and the browser passed is the visitor's own (receipts)
@@ -275,8 +285,9 @@
     function run(key) {
       box.setAttribute("data-state", "loading");
       var slow = setTimeout(function () {
-        status.textContent = "Still starting the verifier in your browser… If this never " +
-          "finishes, download the bundle and run `fairdeal verify` instead.";
+        status.textContent = "Still starting the verifier in your browser… Until it is " +
+          "ready, the server's verdict above is the only one; if this never finishes, " +
+          "download the bundle and run `fairdeal verify` instead.";
       }, SLOW_MS);
       Promise.all([bytes, inputs.current()])
         .then(function (both) { return verifier.verify(both[0], key, both[1]); })
@@ -354,7 +365,7 @@
         row.appendChild(el("span", "check-name", check.name));
         row.appendChild(el("span", "check-status", check.status));
         row.appendChild(el("span", "check-title", check.title));
-        if (check.detail) row.appendChild(el("span", "check-detail", check.detail));
+        if (check.detail) row.appendChild(el("span", "check-detail", utcTimes(check.detail)));
         list.appendChild(row);
       });
       details.appendChild(list);

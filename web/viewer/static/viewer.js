@@ -98,7 +98,8 @@
       chip.setAttribute("href", base + "?step=" + n + (key === "all" ? "" : "&view=" + key) + "#" + n);
     });
     var dispute = document.getElementById("dispute-link");
-    if (dispute) dispute.setAttribute("href", base + "/dispute?step=" + n);
+    // the match's own report, not the embed's (an embed has no dispute page of its own)
+    if (dispute) dispute.setAttribute("href", fragments + "/dispute?step=" + n);
     if (copyLink) {
       var url = copyLink.getAttribute("data-url").replace(/\?step=\d+.*$/, "");
       copyLink.setAttribute("data-url", url + "?step=" + n + viewQuery);
