@@ -11,8 +11,9 @@ which feed it bundles); it alone uses scipy, matplotlib and Dask.
 
 from __future__ import annotations
 
-from .run import Filters, Item, audit_bundles
-from .stats import ALPHA, TestResult, run_tests
+from .run import Filters, Item, add_ledger_counts, audit_bundles
+from .stats import ALPHA, TestResult, key_figures, run_tests
 from .tally import Tally
 
-__all__ = ["ALPHA", "Filters", "Item", "Tally", "TestResult", "audit_bundles", "run_tests"]
+__all__ = ["ALPHA", "Filters", "Item", "Tally", "TestResult", "add_ledger_counts",
+           "audit_bundles", "key_figures", "run_tests"]

@@ -17,7 +17,8 @@ from typing import Any, TypeVar
 
 from fairdeal.games import Rng, get_plugin
 from fairdeal.verifier.bundle import Bundle
-from fairdeal.verifier.protocol import PLAY_TYPES, ply_stream, setup_stream
+from fairdeal.verifier.keys import key_id
+from fairdeal.verifier.protocol import PLAY_TYPES, SEAT_SIGNED_TYPES, ply_stream, setup_stream
 from fairdeal.verifier.replay import MatchReplayer
 
 from . import strength
@@ -69,6 +70,16 @@ def seat_players(genesis: dict[str, Any]) -> tuple[str, ...]:
     return tuple(seat["name"] for seat in genesis["seats"])
 
 
+def _signing_keys(keys: list[bytes | None], events: list[dict[str, Any]]
+                  ) -> tuple[str | None, ...]:
+    """Each seat's key id where the seat signed an event with its key (registering a key
+    proves nothing: anyone can register anyone's public key), else None."""
+    signed = {event.get("seat") for event in events
+              if event.get("type") in SEAT_SIGNED_TYPES and "sig" in event}
+    return tuple(None if raw is None or seat not in signed else key_id(raw)
+                 for seat, raw in enumerate(keys))
+
+
 def match_facts(bundle: Bundle, replayer: MatchReplayer | None = None) -> MatchFacts | None:
     """The facts of a bundle that has passed verification (re-derived, see the module doc);
     None for a match that ended without a deal (fairdeal/2: a seat committed to a seed and
@@ -96,6 +107,7 @@ def match_facts(bundle: Bundle, replayer: MatchReplayer | None = None) -> MatchF
         match_id=genesis["match_id"], game=genesis["game"], deck_key=key,
         players=seat_players(genesis), first_seat=game.current_seat(state) or 0,
         server_seed=server_seed,
+        seat_keys=_signing_keys(replayer.seat_keys, events),
     )
     strength.describe_deal(facts, state)
     if get_plugin(facts.game).replays_play(key):

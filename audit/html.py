@@ -143,7 +143,8 @@ def _seat_hands(report: AuditReport) -> list[Drawn]:
 
 
 def _player_hands(report: AuditReport) -> Drawn | None:
-    players = sorted(((p.hands, name) for name, p in report.tally.players.items() if p.hands),
+    everyone = report.tally.identities()
+    players = sorted(((p.hands, name) for name, p in everyone.items() if p.hands),
                      reverse=True)[:PLOTTED_PLAYERS]
     if not players:
         return None
@@ -154,7 +155,7 @@ def _player_hands(report: AuditReport) -> Drawn | None:
     figure, axes = plt.subplots(figsize=(7, 2.8))
     centres = [-4 + 0.25 * (i + 0.5) for i in range(Z_BINS)]
     for hands, name in players:
-        record = report.tally.players[name]
+        record = everyone[name]
         axes.step(centres, [c / hands for c in record.z_hist], where="mid",
                   label=f"{name} (mean z {record.z_sum / hands:+.2f})")
     ideal = [math.exp(-c * c / 2) / math.sqrt(2 * math.pi) * 0.25 for c in centres]

@@ -36,3 +36,6 @@ class MatchFacts:
     picks: list[tuple[str, int, int]] = field(default_factory=list)
     #: items drawn with replacement (an infinite deck's draws), dealt and during play
     draws: list[int] = field(default_factory=list)
+    #: the key id each seat signed with (``verifier.keys.key_id``), None for a seat that
+    #: registered no key: a seat's identity, where its name is only a label
+    seat_keys: tuple[str | None, ...] = ()

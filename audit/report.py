@@ -144,6 +144,14 @@ class AuditReport:
                        "created": p.created, "unsealed": p.unsealed}
                 for name, p in sorted(self.tally.players.items())
             },
+            # the seats that signed with a key, by key id: the identity; names are labels
+            "seat_keys": {
+                kid: {"names": dict(sorted(self.tally.key_names.get(kid, {}).items())),
+                      "matches": p.matches, "first": p.first, "hands": p.hands,
+                      "mean_hand_z": p.z_sum / p.hands if p.hands else None,
+                      "created": p.created, "unsealed": p.unsealed}
+                for kid, p in sorted(self.tally.keys.items())
+            },
             "other_keys": [{"key": key, "key_id": _key_id(key), "bundles": count}
                            for key, count in sorted(self.tally.apart.items())],
             "by_key": [other.to_json() for other in self.others],

@@ -9,6 +9,7 @@ time, and at most a few chunks per worker are in flight at once.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -18,15 +19,18 @@ from typing import Any
 
 from fairdeal.games import RulesError, get_game
 from fairdeal.verifier.bundle import Bundle, InvalidBundle
+from fairdeal.verifier.keys import InvalidKey, key_id, parse_public_key
 from fairdeal.verifier.verify import verify_replayed
 
 from .facts import match_facts, seat_players
 from .tally import Tally
 
-__all__ = ["CHUNK", "Filters", "Item", "audit_bundles", "examine", "tally_chunk"]
+__all__ = ["CHUNK", "Filters", "Item", "add_ledger_counts", "audit_bundles", "examine",
+           "tally_chunk"]
 
 #: one bundle to audit: where it came from (a file, "match <id>") and its bytes
 Item = tuple[str, bytes]
+_KEY_ID = re.compile(r"[0-9a-f]{16}\Z")
 #: bundles per task: large enough that a task's overhead is small against its work
 CHUNK = 250
 #: chunks in flight per worker: enough to keep it busy, few enough to bound memory
@@ -40,7 +44,8 @@ class Filters:
     ``board`` is a game's board or battlefield (its ``board`` or ``battlefield`` parameter), by
     id or name (any case);
     ``since`` and ``until`` bound the genesis time (ms since the epoch, ``until`` exclusive);
-    ``player`` is a seat's name, exactly.
+    ``player`` is a seat's name, exactly; ``seat_key`` a seat key's id (16 hex digits,
+    ``verifier.keys.key_id``): the matches that key signed a seat of.
 
     ``signers`` are the public keys (``ed25519:<hex>``) whose matches the audit counts as its
     own: a bundle sealed under any other key is counted apart, by key (``Tally.apart``), and
@@ -55,6 +60,7 @@ class Filters:
     since: int | None = None
     until: int | None = None
     player: str | None = None
+    seat_key: str | None = None
     signers: frozenset[str] | None = None
     each_key: bool = False
 
@@ -69,6 +75,8 @@ class Filters:
             raise ValueError(f"deck {self.deck!r} is not one of: normal, infinite")
         if self.since is not None and self.until is not None and self.since >= self.until:
             raise ValueError("the date range is empty: the start is not before the end")
+        if self.seat_key is not None and not _KEY_ID.match(self.seat_key):
+            raise ValueError(f"a seat key id is 16 lowercase hex digits, got {self.seat_key!r}")
 
     def accepts(self, genesis: dict[str, Any]) -> bool:
         """Whether a match with this genesis is counted."""
@@ -86,11 +94,26 @@ class Filters:
             return False
         return self.player is None or self.player in seat_players(genesis)
 
+    def accepts_keys(self, events: Sequence[dict[str, Any]]) -> bool:
+        """Whether the match's seat keys pass ``seat_key`` (read off its ``seat_key``
+        events, which come before any move)."""
+        if self.seat_key is None:
+            return True
+        for event in events:
+            if event.get("type") == "seat_key":
+                try:
+                    if key_id(parse_public_key(event.get("public_key"))) == self.seat_key:
+                        return True
+                except InvalidKey:
+                    continue
+        return False
+
     def words(self) -> str:
         """The filters in one line for the report ("" when there are none)."""
         parts = [f"{name} {value}" for name, value in
                  (("game", self.game), ("board", self.board), ("deck", self.deck),
-                  ("player", self.player)) if value is not None]
+                  ("player", self.player), ("seat key", self.seat_key))
+                 if value is not None]
         if self.since is not None:
             parts.append(f"from {_date(self.since)}")
         if self.until is not None:
@@ -120,7 +143,7 @@ def examine(tally: Tally, where: str, data: bytes, filters: Filters) -> None:
     except InvalidBundle as e:
         tally.fail(where, f"format check failed: {e}")
         return
-    if not filters.accepts(bundle.genesis):
+    if not filters.accepts(bundle.genesis) or not filters.accepts_keys(bundle.events):
         tally.skipped += 1
         return
     key = bundle.server_key
@@ -139,6 +162,22 @@ def examine(tally: Tally, where: str, data: bytes, filters: Filters) -> None:
         tally.undealt += 1
         return
     tally.add(facts, bundle.genesis["ts"])
+
+
+def add_ledger_counts(tally: Tally, counts: tuple[dict[str, tuple[int, int]],
+                                                 dict[str, tuple[int, int]]],
+                      filters: Filters) -> None:
+    """Add a ledger's matches created and never sealed (``Ledger.player_counts``: by name, by
+    seat key) for the players ``filters`` admits: everyone, one name, or one seat key."""
+    by_name, by_key = counts
+    if filters.seat_key is None:
+        for name, (created, unsealed) in by_name.items():
+            if filters.player in (None, name):
+                tally.count_unsealed(name, created, unsealed)
+    if filters.player is None:
+        for kid, (created, unsealed) in by_key.items():
+            if filters.seat_key in (None, kid):
+                tally.count_unsealed_key(kid, created, unsealed)
 
 
 def tally_chunk(items: Sequence[Item], filters: Filters) -> Tally:

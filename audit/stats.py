@@ -17,9 +17,10 @@ from scipy import stats
 from fairdeal.games import get_game
 from fairdeal.verifier.report import counted as plural
 
-from .tally import Tally, dealt_order
+from .tally import PlayerTally, Tally, dealt_order
 
-__all__ = ["ALPHA", "MIN_EXPECTED", "MIN_PLAYER_MATCHES", "TestResult", "holm", "run_tests"]
+__all__ = ["ALPHA", "MIN_EXPECTED", "MIN_PLAYER_MATCHES", "TestResult", "holm", "key_figures",
+           "run_tests"]
 
 #: the family-wise significance level: the chance that an honest service fails any test at all
 ALPHA = 0.01
@@ -204,14 +205,19 @@ def _first_mover(tally: Tally) -> Iterator[TestResult]:
                          detail)
 
 
-def _per_player(tally: Tally, name: str, title: str, size: Callable[[str], int],
-                p_of: Callable[[str], tuple[float, float, str]]) -> TestResult:
-    tested = sorted(player for player in tally.players
-                    if size(player) >= MIN_PLAYER_MATCHES)
+#: how the per-player tests name a player: by seat key, by name where a seat signed with none
+_PLAYER_WORDS = "by player (seat key; the name where a seat signed with no key)"
+
+
+def _per_player(tally: Tally, name: str, title: str, size: Callable[[PlayerTally], int],
+                p_of: Callable[[PlayerTally], tuple[float, float, str]]) -> TestResult:
+    everyone = tally.identities()
+    tested = sorted(player for player, record in everyone.items()
+                    if size(record) >= MIN_PLAYER_MATCHES)
     counted = f"{plural(len(tested), 'player')} with {MIN_PLAYER_MATCHES}+ matches"
     if not tested:
         return _skip(name, title, counted, "no player has enough matches yet")
-    results = {player: p_of(player) for player in tested}
+    results = {player: p_of(everyone[player]) for player in tested}
     worst = min(tested, key=lambda player: results[player][1])
     statistic, p, words = results[worst]
     k = len(tested)
@@ -225,24 +231,24 @@ def _per_player(tally: Tally, name: str, title: str, size: Callable[[str], int],
                       detail + f" (Bonferroni over {plural(k, 'player')})")
 
 
-def _player_hands(tally: Tally) -> TestResult:
-    def p_of(player: str) -> tuple[float, float, str]:
-        record = tally.players[player]
-        z = record.z_sum / math.sqrt(record.hands)
-        return z, _two_sided(z), f"z = {z:+.2f} over {record.hands} hands"
+def _hands_z(record: PlayerTally) -> tuple[float, float, str]:
+    z = record.z_sum / math.sqrt(record.hands)
+    return z, _two_sided(z), f"z = {z:+.2f} over {record.hands} hands"
 
-    return _per_player(tally, "player-hands", "opening-hand strength by player name",
-                       lambda player: tally.players[player].hands, p_of)
+
+def _first_share(record: PlayerTally) -> tuple[float, float, str]:
+    p = float(stats.binomtest(record.first, record.matches, 0.5).pvalue)
+    return record.first / record.matches, p, f"first in {record.first} of {record.matches}"
+
+
+def _player_hands(tally: Tally) -> TestResult:
+    return _per_player(tally, "player-hands", f"opening-hand strength {_PLAYER_WORDS}",
+                       lambda record: record.hands, _hands_z)
 
 
 def _player_first(tally: Tally) -> TestResult:
-    def p_of(player: str) -> tuple[float, float, str]:
-        record = tally.players[player]
-        p = float(stats.binomtest(record.first, record.matches, 0.5).pvalue)
-        return record.first / record.matches, p, f"first in {record.first} of {record.matches}"
-
-    return _per_player(tally, "player-first", "who moves first, by player name",
-                       lambda player: tally.players[player].matches, p_of)
+    return _per_player(tally, "player-first", f"who moves first, {_PLAYER_WORDS}",
+                       lambda record: record.matches, _first_share)
 
 
 def _seed_tests(tally: Tally) -> Iterator[TestResult]:
@@ -262,31 +268,76 @@ def _seed_tests(tally: Tally) -> Iterator[TestResult]:
 
 
 def _unsealed(tally: Tally) -> TestResult:
-    name, title = "unsealed", "matches created and never sealed, by player name"
-    players = sorted(p for p, r in tally.players.items() if r.created >= MIN_PLAYER_MATCHES)
+    name, title = "unsealed", f"matches created and never sealed, {_PLAYER_WORDS}"
+    everyone = tally.identities()
+    players = sorted(p for p, r in everyone.items() if r.created >= MIN_PLAYER_MATCHES)
     counted = f"{plural(len(players), 'player')} with {MIN_PLAYER_MATCHES}+ created matches"
-    if not any(r.created for r in tally.players.values()):
+    if not any(r.created for r in everyone.values()):
         return _skip(name, title, "no ledger counts", "only the ledger knows unsealed matches")
     if len(players) < 2:
         return _skip(name, title, counted, "needs two players with enough matches")
-    created = sum(tally.players[p].created for p in players)
-    unsealed = sum(tally.players[p].unsealed for p in players)
+    created = sum(everyone[p].created for p in players)
+    unsealed = sum(everyone[p].unsealed for p in players)
     if unsealed in (0, created):
         return TestResult(name, title, "chi2", 0.0, 1.0, len(players) - 1, counted,
                           f"{unsealed:,} of {created:,} unsealed: the same rate for everyone")
     rate = unsealed / created
     observed, expected, residual = [], [], {}
     for player in players:
-        record = tally.players[player]
+        record = everyone[player]
         e = record.created * rate
         observed += [record.unsealed, record.created - record.unsealed]
         expected += [e, record.created - e]
         residual[player] = (record.unsealed - e) / math.sqrt(e)
     worst = max(players, key=lambda p: residual[p])
-    record = tally.players[worst]
+    record = everyone[worst]
     return _chi_square(name, title, observed, expected, len(players) - 1, counted,
                        f"overall {rate:.1%} unsealed; highest: {worst} with {record.unsealed} "
                        f"of {record.created}")
+
+
+def key_figures(record: PlayerTally, unsealed_rate: float | None) -> list[TestResult]:
+    """One seat key's own figures, as its page shows them: its opening hands' strength (z),
+    how often it moved first (binomial, half), and its matches never sealed against
+    ``unsealed_rate``, the rate over everyone (binomial; None: no ledger counts). Each test
+    is at the family-wise ALPHA with Bonferroni over the three; fewer than
+    MIN_PLAYER_MATCHES matches is a SKIP, as in the per-player tests."""
+    few = f"fewer than {MIN_PLAYER_MATCHES} matches"
+    tests: list[TestResult] = []
+    if record.hands >= MIN_PLAYER_MATCHES:
+        z, p, words = _hands_z(record)
+        tests.append(TestResult("key-hands", "opening-hand strength", "z", z, p, None,
+                                f"{record.hands} hands", words))
+    else:
+        tests.append(_skip("key-hands", "opening-hand strength", f"{record.hands} hands", few))
+    if record.matches >= MIN_PLAYER_MATCHES:
+        share, p, words = _first_share(record)
+        tests.append(TestResult("key-first", "who moves first", "binomial", share, p, None,
+                                f"{record.matches} matches", words))
+    else:
+        tests.append(_skip("key-first", "who moves first", f"{record.matches} matches", few))
+    counted = f"{record.created} created here"
+    if unsealed_rate is None or record.created < MIN_PLAYER_MATCHES:
+        tests.append(_skip("key-unsealed", "matches created and never sealed", counted,
+                           few if unsealed_rate is not None else "no ledger counts"))
+    else:
+        p = float(stats.binomtest(record.unsealed, record.created, unsealed_rate).pvalue)
+        tests.append(TestResult("key-unsealed", "matches created and never sealed",
+                                "binomial", record.unsealed / record.created, p, None, counted,
+                                f"{record.unsealed} of {record.created} never sealed; "
+                                f"{unsealed_rate:.1%} over everyone"))
+    return _bonferroni(tests)
+
+
+def _bonferroni(tests: list[TestResult]) -> list[TestResult]:
+    ran = [t for t in tests if math.isfinite(t.p_value)]
+    out = []
+    for test in tests:
+        if math.isfinite(test.p_value):
+            p = min(1.0, len(ran) * test.p_value)
+            test = replace(test, adjusted_p=p, verdict="FAIL" if p < ALPHA else "PASS")
+        out.append(test)
+    return out
 
 
 def holm(results: list[TestResult], alpha: float = ALPHA) -> list[TestResult]:

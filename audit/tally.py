@@ -135,7 +135,12 @@ class Tally:
     seat_diff: dict[str, list[float]] = field(default_factory=dict)
     #: per deck_key and seat: raw hand strength -> count (for the plots)
     seat_raw: dict[str, list[dict[int, int]]] = field(default_factory=dict)
+    #: by player name: the seats that signed with no key (a name is only a label)
     players: dict[str, PlayerTally] = field(default_factory=dict)
+    #: by seat key id: the seats that signed with a key (the identity nobody else can use)
+    keys: dict[str, PlayerTally] = field(default_factory=dict)
+    #: by seat key id: the names it sat under, with how many seats each (labels)
+    key_names: dict[str, dict[str, int]] = field(default_factory=dict)
     #: the revealed server seeds: [seeds, one bits, transitions between neighbouring bits]
     seeds: list[int] = field(default_factory=lambda: [0, 0, 0])
     #: first and last genesis time (ms) among the counted matches
@@ -181,9 +186,8 @@ class Tally:
             paired[1] += diff
             paired[2] += diff * diff
         for seat, name in enumerate(facts.players):
-            player = self.players.get(name)
-            if player is None:
-                player = self.players[name] = PlayerTally()
+            player = self._player(name, facts.seat_keys[seat] if seat < len(facts.seat_keys)
+                                  else None)
             player.matches += 1
             player.first += seat == facts.first_seat
             if facts.hand_z is not None:
@@ -220,13 +224,37 @@ class Tally:
         """A bundle that failed verification: named in the report, left out of the counts."""
         self.failures.append((where, reason))
 
+    def _player(self, name: str, kid: str | None) -> PlayerTally:
+        """Whom a seat counts for: its key when it signed with one (its name then a label of
+        the key), else its name."""
+        if kid is None:
+            return self.players.setdefault(name, PlayerTally())
+        labels = self.key_names.setdefault(kid, {})
+        labels[name] = labels.get(name, 0) + 1
+        return self.keys.setdefault(kid, PlayerTally())
+
     def count_unsealed(self, name: str, created: int, unsealed: int) -> None:
-        """The ledger's count of matches created with ``name`` and of those never sealed."""
-        player = self.players.get(name)
-        if player is None:
-            player = self.players[name] = PlayerTally()
+        """The ledger's count of matches created with ``name`` at a seat that signed with no
+        key, and of those never sealed."""
+        player = self.players.setdefault(name, PlayerTally())
         player.created += created
         player.unsealed += unsealed
+
+    def count_unsealed_key(self, kid: str, created: int, unsealed: int) -> None:
+        """The ledger's count of matches a seat key signed a seat of, and of those never
+        sealed."""
+        player = self.keys.setdefault(kid, PlayerTally())
+        player.created += created
+        player.unsealed += unsealed
+
+    def identities(self) -> dict[str, PlayerTally]:
+        """Every player, by how the report names it: ``key <key id> (as ann, annie)`` for a
+        seat key (its names as labels), the name for seats that signed with none."""
+        named = {f"key {kid} (as {', '.join(sorted(self.key_names.get(kid, {}))) or '?'})":
+                 record for kid, record in self.keys.items()}
+        # a name written like a key's label is still only a name: it is quoted as one
+        return {**named, **{(name if name not in named else f"name {name!r}"): record
+                            for name, record in self.players.items()}}
 
     # --- merging ---------------------------------------------------------------------------
 
@@ -251,6 +279,12 @@ class Tally:
                     into[raw] = into.get(raw, 0) + count
         for name, player in other.players.items():
             self.players.setdefault(name, PlayerTally()).merge(player)
+        for kid, player in other.keys.items():
+            self.keys.setdefault(kid, PlayerTally()).merge(player)
+        for kid, labels in other.key_names.items():
+            mine_labels = self.key_names.setdefault(kid, {})
+            for name, count in labels.items():
+                mine_labels[name] = mine_labels.get(name, 0) + count
         _add_lists(self.seeds, other.seeds)
         for key, count in other.apart.items():
             self.apart[key] = self.apart.get(key, 0) + count

@@ -64,7 +64,12 @@ def _date_ms(text: str | None, option: str) -> int | None:
 @click.option("--deck", type=click.Choice(["normal", "infinite"]), help="Only this deck type.")
 @click.option("--since", help="Only matches created on or after this date (UTC).")
 @click.option("--until", help="Only matches created before this date (UTC).")
-@click.option("--player", help="Only matches with this player name at a seat.")
+@click.option("--player", help="Only matches with this player name at a seat (a name is free "
+                               "text: --seat-key names a player nobody else can be).")
+@click.option("--seat-key", "seat_key",
+              help="Only matches this seat key signed: its key id (from the ledger, the start "
+                   "of one will do) or its public key ed25519:HEX. The per-player tests name "
+                   "players by key, with their names as labels.")
 @click.option("--workers", type=bounded_int(1, 256), default=1, show_default=True,
               help="Worker processes on this machine.")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
@@ -89,9 +94,10 @@ def _date_ms(text: str | None, option: str) -> int | None:
 @click.pass_obj
 def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str | None,
           deck: str | None, since: str | None, until: str | None, player: str | None,
-          workers: int, dask_address: str | None, trusted_keys: tuple[str, ...],
-          include_imported: bool, as_json: bool, html_file: str | None,
-          quiet: bool, verbose: bool, allow_empty: bool = False) -> None:
+          seat_key: str | None, workers: int, dask_address: str | None,
+          trusted_keys: tuple[str, ...], include_imported: bool, as_json: bool,
+          html_file: str | None, quiet: bool, verbose: bool,
+          allow_empty: bool = False) -> None:
     """Test many matches' deals for fairness: card by position, seat and player balance,
     the server seeds, and (from the ledger) matches created and never sealed.
 
@@ -113,7 +119,8 @@ def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str |
         ledger = open_ledger(obj)
     own = ledger.server_key.public_text if ledger is not None else None
     filters = _filters(game, board, deck, since, until, player,
-                       frozenset(pinned) | ({own} if own else set()), include_imported)
+                       frozenset(pinned) | ({own} if own else set()), include_imported,
+                       _seat_key(ledger, seat_key))
     if workers > 1 and dask_address:
         raise click.UsageError("--workers and --dask exclude each other")
     tally, where = _tally(obj, ledger, sources, filters, workers, dask_address, quiet)
@@ -136,15 +143,38 @@ def audit(obj: Context, sources: tuple[str, ...], game: str | None, board: str |
              else 0)
 
 
+def _seat_key(ledger: Any, text: str | None) -> str | None:
+    """The full key id ``--seat-key`` names: resolved by the ledger (a prefix will do), or
+    from files a whole key id or public key."""
+    if text is None:
+        return None
+    from fairdeal.ledger.errors import BadRequest, KeyNotFound
+    from fairdeal.ledger.players import normal_key_id
+
+    try:
+        if ledger is not None:
+            return str(ledger.resolve_key(text))
+        kid = normal_key_id(text)
+    except KeyNotFound as e:
+        raise click.ClickException(str(e)) from None
+    except BadRequest as e:
+        raise click.BadParameter(str(e), param_hint="--seat-key") from None
+    if len(kid) != 16:
+        raise click.BadParameter("auditing files, give the whole key id (16 hex digits) or "
+                                 "the public key: a prefix is resolved by a ledger only",
+                                 param_hint="--seat-key")
+    return kid
+
+
 def _filters(game: str | None, board: str | None, deck: str | None, since: str | None,
              until: str | None, player: str | None, signers: frozenset[str],
-             include_imported: bool) -> Any:
+             include_imported: bool, seat_key: str | None = None) -> Any:
     """The audit's filters from the options, checked (a usage error names the bad one)."""
     from fairdeal.audit import Filters
 
     filters = Filters(game=game.lower() if game else None, board=board, deck=deck,
                       since=_date_ms(since, "--since"), until=_date_ms(until, "--until"),
-                      player=player, signers=signers,
+                      player=player, seat_key=seat_key, signers=signers,
                       # unpinned files: every key is another's, so each is tallied on its own
                       each_key=include_imported or not signers)
     try:
@@ -181,9 +211,9 @@ def _tally(obj: Context, ledger: Any, sources: tuple[str, ...], filters: Any, wo
             raise click.ClickException(f"cannot reach the Dask scheduler {dask_address}: "
                                        f"{e}") from None
     if ledger is not None:
-        for name, (created, unsealed) in ledger.seat_counts().items():
-            if filters.player in (None, name):
-                tally.count_unsealed(name, created, unsealed)
+        from fairdeal.audit import add_ledger_counts
+
+        add_ledger_counts(tally, ledger.player_counts(), filters)
     return tally, where
 
 

@@ -59,9 +59,26 @@ def serve(obj: Context, host: str, port: int, debug: bool, quiet: bool) -> None:
 @click.option("--limit", type=bounded_int(1, 500), default=50, show_default=True)
 @click.option("--offset", type=bounded_int(0, 10**9), default=0)
 @click.option("--json", "as_json", is_flag=True, help="As JSON.")
+@click.option("--seat-key", "seat_key", default=None,
+              help="Only the matches this seat key signed: its key id (or the start of one, "
+                   "4+ hex digits) or its public key; with its names and record.")
+@click.option("--cursor", default=None,
+              help="With --seat-key: the next page (the 'more:' line of the page before).")
 @click.pass_obj
-def matches(obj: Context, game: str | None, limit: int, offset: int, as_json: bool) -> None:
-    """List the ledger's matches, newest first."""
+def matches(obj: Context, game: str | None, limit: int, offset: int, as_json: bool,
+            seat_key: str | None, cursor: str | None) -> None:
+    """List the ledger's matches, newest first (--seat-key: one player's, by the key it
+    signs with)."""
+    if seat_key is not None:
+        if game is not None or offset:
+            raise click.UsageError("--seat-key lists all of a key's matches: page them with "
+                                   "--cursor, not --offset or --game")
+        from .players import print_key_matches
+
+        print_key_matches(open_ledger(obj), seat_key, limit, cursor, as_json)
+        return
+    if cursor is not None:
+        raise click.UsageError("--cursor pages a --seat-key listing; use --offset here")
     found = open_ledger(obj).list_matches(limit, offset, game=game)
     if as_json:
         click.echo(json.dumps(found, indent=2, ensure_ascii=False))

@@ -26,8 +26,9 @@ from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.exc import DisconnectionError, IntegrityError, OperationalError
 from sqlmodel import SQLModel
 
+from .seatkeys import fill_missing
 from .storeerrors import translated
-from .tables import EventRow, MatchRow
+from .tables import EventRow, MatchRow, SeatKeyRow
 from .tlog import LOG_TABLES
 
 __all__ = ["DB_FILE", "SCHEMA_LOCK", "SQLITE_SYNCHRONOUS", "autocommit_cursor", "create_schema",
@@ -45,6 +46,7 @@ if SQLITE_SYNCHRONOUS not in ("NORMAL", "FULL", "EXTRA"):
     raise ValueError("FAIRDEAL_SQLITE_SYNCHRONOUS must be NORMAL, FULL or EXTRA")
 _EVENTS = EventRow.__table__  # type: ignore[attr-defined]
 _MATCHES = MatchRow.__table__  # type: ignore[attr-defined]
+_SEAT_KEYS = SeatKeyRow.__table__  # type: ignore[attr-defined]
 
 _SQLITE_TRIGGERS: tuple[str, ...] = (
     ("CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events "
@@ -158,7 +160,8 @@ def open_engine(url: str, *, pg_schema: str | None = None, create: bool = True) 
 
 
 def create_schema(engine: Engine, pg_schema: str | None) -> None:
-    """The tables, the append-only triggers and the one-genesis index, where missing (the
+    """The tables, the append-only triggers, the one-genesis index and the seat-key index
+    (filled from the events of a store made before it: ledger.seatkeys), where missing (the
     database's own errors: ``open_engine`` translates them)."""
     if engine.dialect.name == "postgresql":
         # several workers may start at once: one creates, the others wait and find it done
@@ -166,9 +169,11 @@ def create_schema(engine: Engine, pg_schema: str | None) -> None:
             conn.execute(text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": SCHEMA_LOCK})
             if pg_schema is not None:
                 conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{pg_schema}"'))
-            SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS, *LOG_TABLES])
+            SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS, _SEAT_KEYS,
+                                                       *LOG_TABLES])
             for statement in _PG_TRIGGERS:
                 conn.execute(text(statement))
+            fill_missing(conn)
             try:
                 with conn.begin_nested():
                     conn.execute(text(_ONE_GENESIS))
@@ -179,9 +184,11 @@ def create_schema(engine: Engine, pg_schema: str | None) -> None:
     for attempt in range(5):
         try:
             with engine.begin() as conn:
-                SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS, *LOG_TABLES])
+                SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS, _SEAT_KEYS,
+                                                           *LOG_TABLES])
                 for statement in _SQLITE_TRIGGERS:
                     conn.execute(text(statement))
+                fill_missing(conn)
             try:
                 with engine.begin() as conn:
                     conn.execute(text(_ONE_GENESIS))

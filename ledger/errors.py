@@ -11,6 +11,7 @@ __all__ = [
     "BadRequest",
     "ConflictError",
     "Forbidden",
+    "KeyNotFound",
     "LedgerError",
     "MatchNotFound",
     "NotEnded",
@@ -53,6 +54,12 @@ class MatchNotFound(LedgerError, LookupError):
     """No match under that id."""
 
     code = "not-found"
+
+
+class KeyNotFound(LedgerError, LookupError):
+    """No match here was signed by a seat key with that id (or id prefix)."""
+
+    code = "key-not-found"
 
 
 class ConflictError(LedgerError):

@@ -51,6 +51,10 @@ class ReadSide:
             "created_ms": row["created_ms"], "events": row["next_seq"],
         }
 
+    def summary(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """A match row as the listings show it (``list_matches``'s items)."""
+        return self._summary(row)
+
     def signed_by(self, seal_key: str | None) -> dict[str, Any] | None:
         """Who sealed a match: ``{"key", "key_id", "this_server"}`` for the public key a
         sealed bundle is signed with (``this_server``: it is the key this server holds now);
@@ -286,6 +290,20 @@ class ReadSide:
         genesis leaf (a match id dealt twice counts twice; imported matches are not this
         server's and are not counted)."""
         return log_seat_counts(self.log.every_leaf())
+
+    def player_counts(self) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+        """``(by name, by seat key id)``: matches created and of those never sealed, each seat
+        counted once, for its key when it signed with one, else for its name. The names' come
+        from the log (``seat_counts``), less the seats that signed with a key; the keys' from
+        the seat-key index (keys are registered after the genesis, so the log cannot name
+        them: these counts are the database's word, not the log's)."""
+        by_key, keyed_names = self.store.key_seat_counts()
+        names = {}
+        for name, (created, unsealed) in self.seat_counts().items():
+            keyed = keyed_names.get(name, [0, 0])
+            names[name] = (max(0, created - keyed[0]), max(0, unsealed - keyed[1]))
+        return ({name: counts for name, counts in names.items() if counts[0]},
+                {kid: (created, unsealed) for kid, (created, unsealed) in by_key.items()})
 
     def _pages(self, page: int, status: Sequence[str] | None) -> Iterator[dict[str, Any]]:
         after: tuple[int, str] | None = None

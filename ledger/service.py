@@ -35,6 +35,7 @@ from .creating import DEFAULT_SEED_DEADLINE_MS, DEFAULT_TURN_LIMIT_MS, CreatedMa
 from .deadlines import Deadlines
 from .imports import BundleImports, Imported
 from .live import MAX_SKEW_MS, LiveMatches, now_ms
+from .players import KeyPages
 from .ratelimits import SharedBuckets
 from .reading import ReadSide
 from .seats import SeatActions, SeatAnswer, signed_receipt
@@ -84,6 +85,8 @@ class Ledger:
         self.creator = MatchCreator(store, server_key, self._now)
         self.seats = SeatActions(self.matches, self.deadlines, self.reading, store,
                                  self.receipt, self._now, max_skew_ms)
+        #: players by the key they sign with, and the search (ledger.players)
+        self.players = KeyPages(store, self.reading.summary)
 
     @classmethod
     def open(cls, data_dir: Any, database_url: str | None = None, **kwargs: Any) -> Ledger:
@@ -195,6 +198,21 @@ class Ledger:
         """Match summaries, newest first (``ReadSide.list_matches``)."""
         return self.reading.list_matches(limit, offset, game, signer)
 
+    def key_matches(self, key: Any, limit: int = 50, cursor: str | None = None,
+                    with_record: bool = True) -> dict[str, Any]:
+        """A seat key's matches, newest first, with its names and record
+        (``KeyPages.key_matches``): BadRequest for a malformed or ambiguous key id, KeyNotFound
+        for one no match here was signed with."""
+        return self.players.key_matches(key, limit, cursor, with_record)
+
+    def resolve_key(self, key: Any) -> str:
+        """The full key id a key id, a prefix of one or a public key names here."""
+        return self.players.resolve(key)
+
+    def search(self, text: str, limit: int = 20, offset: int = 0) -> dict[str, Any]:
+        """The home page's search: a match-id or key-id prefix, or a name (``KeyPages``)."""
+        return self.players.search(text, limit, offset)
+
     def get_match(self, match_id: str) -> dict[str, Any]:
         """One match's summary, commitment and timing; MatchNotFound when there is none."""
         return self.reading.get_match(match_id)
@@ -243,6 +261,11 @@ class Ledger:
     def seat_counts(self) -> dict[str, tuple[int, int]]:
         """Per player name: matches created with them, and of those never sealed."""
         return self.reading.seat_counts()
+
+    def player_counts(self) -> tuple[dict[str, tuple[int, int]],
+                                     dict[str, tuple[int, int]]]:
+        """Matches created and never sealed, by name and by seat key (``ReadSide``)."""
+        return self.reading.player_counts()
 
     def keys(self) -> list[dict[str, Any]]:
         """The server's public keys (the one that signs new matches first)."""

@@ -32,6 +32,7 @@ from sqlalchemy.exc import IntegrityError
 from .database import DB_FILE, database_url, open_engine
 from .errors import ConflictError
 from .ratelimits import SharedBuckets
+from .seatkeys import SeatKeyReads, insert_seat_keys, seat_key_rows, signed_seats
 from .storeerrors import translated
 from .storereads import StoredEvent, StoreReads
 from .storewrites import WritePath
@@ -67,6 +68,8 @@ class EventStore:
         self.writes = WritePath(engine)
         #: the queries
         self.reads = StoreReads(engine)
+        #: the queries of the seat-key index (ledger.seatkeys)
+        self.key_reads = SeatKeyReads(engine)
 
     @property
     def dialect(self) -> str:
@@ -107,7 +110,11 @@ class EventStore:
                 raise ValueError(f"event {stored.seq} is not at position {expected_seq + offset}")
         rows = [(match_id, stored.seq, stored.type, stored.body, stored.hash, stored.action_id)
                 for stored in events]
-        return self.writes.append(match_id, expected_seq, rows, match_update, log_leaf)
+        keys, proven = seat_key_rows(match_id, ((e.seq, e.type, e.body) for e in events))
+        for key in keys:
+            key["signed"] = key["seat"] in proven
+        return self.writes.append(match_id, expected_seq, rows, match_update, log_leaf, keys,
+                                  proven - {key["seat"] for key in keys})
 
     @translated
     def read(self, match_id: str, after: int = -1, limit: int | None = None) -> list[StoredEvent]:
@@ -142,6 +149,11 @@ class EventStore:
                 conn.execute(insert(_MATCHES), [dict(row)])
                 if event_rows:
                     conn.execute(insert(_EVENTS), event_rows)
+                    stored = [(e.seq, e.type, e.body) for e in events]
+                    keys, _ = seat_key_rows(row["id"], stored)
+                    signed = signed_seats(stored)  # a whole match: any signed event
+                    insert_seat_keys(conn, [{**key, "signed": key["seat"] in signed}
+                                            for key in keys])
                 if log_leaf is not None:
                     return append_leaf(conn, "genesis", row["id"], log_leaf)
                 return None
@@ -186,6 +198,52 @@ class EventStore:
         """Whether any match here has ``name`` at a seat (a look at the rows' seat names,
         never a bundle read)."""
         return self.reads.has_player(name)
+
+    @translated
+    def matches_with_player(self, name: str, limit: int, offset: int = 0
+                            ) -> list[dict[str, Any]]:
+        """Match rows with ``name`` at a seat (exactly), newest first."""
+        return self.reads.matches_with_player(name, limit, offset)
+
+    @translated
+    def matches_with_id_prefix(self, prefix: str, limit: int) -> list[dict[str, Any]]:
+        """Match rows whose id starts with ``prefix``, by id."""
+        return self.reads.matches_with_id_prefix(prefix, limit)
+
+    # --- the seat-key index (ledger.seatkeys) --------------------------------------------------
+
+    @translated
+    def key_ids(self, prefix: str, limit: int = 2) -> list[str]:
+        """Up to ``limit`` key ids that signed a seat here and start with ``prefix``."""
+        return self.key_reads.key_ids(prefix, limit)
+
+    @translated
+    def key_public_keys(self, kid: str) -> list[str]:
+        """The public keys (``ed25519:<hex>``) registered under key id ``kid``."""
+        return self.key_reads.public_keys(kid)
+
+    @translated
+    def key_matches(self, kid: str, limit: int,
+                    before: tuple[int, str] | None = None) -> list[dict[str, Any]]:
+        """Match rows ``kid`` signed a seat of, newest first, from just before ``before``
+        (``(created_ms, id)``), each with ``key_seats``."""
+        return self.key_reads.matches(kid, limit, before)
+
+    @translated
+    def key_record_counts(self, kid: str) -> dict[str, Any]:
+        """A key's record and names, grouped (``SeatKeyReads.record_counts``)."""
+        return self.key_reads.record_counts(kid)
+
+    @translated
+    def key_seat_counts(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+        """By key id and by the names of keyed seats: ``[created, unsealed]`` of the matches
+        created here (``SeatKeyReads.seat_counts``)."""
+        return self.key_reads.seat_counts()
+
+    @translated
+    def keys_of(self, match_ids: Sequence[str]) -> dict[str, dict[int, str]]:
+        """By match, the key id of each seat that registered a key."""
+        return self.key_reads.keys_of(match_ids)
 
     @translated
     def count_matches(self, game: str | None = None,

@@ -66,6 +66,13 @@ class StoredEvent:
         return value
 
 
+def _name_pattern(name: str) -> str:
+    """The LIKE pattern of a name's JSON text (quotes included, wildcards escaped) inside the
+    JSON list of the seat names: it admits every row with that name, and a few more."""
+    quoted = json.dumps(name)
+    return "%" + "".join("\\" + c if c in "\\%_" else c for c in quoted) + "%"
+
+
 class StoreReads:
     """The queries: a match's events after a position, one event by action id, the match
     rows (one, a page newest first, a keyset page oldest first, a count, the ones due)."""
@@ -167,12 +174,36 @@ class StoreReads:
         ``seat_names`` is the JSON list of the names (``json.dumps``): the name's own JSON
         text, quotes included, narrows the rows in SQL (LIKE, its wildcards escaped), and the
         few it also admits (a name inside another, beside an escaped quote) are read exactly."""
-        quoted = json.dumps(name)
-        pattern = "%" + "".join("\\" + c if c in "\\%_" else c for c in quoted) + "%"
         query = select(_MATCHES.c.seat_names).where(
-            _MATCHES.c.seat_names.like(pattern, escape="\\"))
+            _MATCHES.c.seat_names.like(_name_pattern(name), escape="\\"))
         with self.engine.connect() as conn:
             return any(name in json.loads(row[0]) for row in conn.execute(query))
+
+    def matches_with_player(self, name: str, limit: int, offset: int = 0
+                            ) -> list[dict[str, Any]]:
+        """Match rows with ``name`` at a seat, newest first: narrowed in SQL as ``has_player``
+        does, then read exactly (a name inside another is not it)."""
+        query = (select(_MATCHES).where(_MATCHES.c.seat_names.like(_name_pattern(name),
+                                                                   escape="\\"))
+                 .order_by(_MATCHES.c.created_ms.desc(), _MATCHES.c.id))
+        found: list[dict[str, Any]] = []
+        with self.engine.connect() as conn:
+            for row in conn.execute(query).mappings():
+                if name in json.loads(row["seat_names"]):
+                    found.append(dict(row))
+                    if len(found) >= offset + limit:
+                        break
+        return found[offset:]
+
+    def matches_with_id_prefix(self, prefix: str, limit: int) -> list[dict[str, Any]]:
+        """Match rows whose id starts with ``prefix``: a range of the primary key, each row
+        checked exactly (a collation may order punctuation otherwise)."""
+        query = (select(_MATCHES).where(_MATCHES.c.id >= prefix,
+                                        _MATCHES.c.id < prefix + "\x7f")
+                 .order_by(_MATCHES.c.id).limit(limit))
+        with self.engine.connect() as conn:
+            return [dict(row) for row in conn.execute(query).mappings()
+                    if row["id"].startswith(prefix)]
 
     def count_matches(self, game: str | None = None,
                       status: Iterable[str] | None = None) -> int:

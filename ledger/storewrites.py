@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +26,7 @@ from sqlalchemy.exc import IntegrityError
 
 from .database import autocommit_cursor
 from .errors import ConflictError
+from .seatkeys import insert_seat_keys, mark_signed
 from .tables import EventRow, MatchRow
 from .tlog import append_leaf
 
@@ -182,10 +183,15 @@ class WritePath:
     # --- appends ------------------------------------------------------------------------------
 
     def append(self, match_id: str, expected_seq: int, rows: list[tuple[Any, ...]],
-               match_update: Mapping[str, Any] | None, log_leaf: bytes | None) -> int | None:
+               match_update: Mapping[str, Any] | None, log_leaf: bytes | None,
+               seat_keys: Sequence[dict[str, Any]] = (),
+               proven: Collection[int] = ()) -> int | None:
         """Store ``rows`` (one per event, in the events table's column order) and apply
         ``match_update`` in one transaction; with ``log_leaf`` append it to the transparency
-        log too and return its index. ConflictError when a position is taken."""
+        log too and return its index; with ``seat_keys`` (ledger.seatkeys rows of the
+        ``seat_key`` events among them) write those index rows too, and mark the seats in
+        ``proven`` (they signed a seed event) as signed. ConflictError when a position is
+        taken."""
         update_sql = None
         values: list[Any] = []
         if match_update:
@@ -197,8 +203,11 @@ class WritePath:
             update_sql = (f"UPDATE matches SET {', '.join(f'{c} = {mark}' for c in columns)} "
                           f"WHERE id = {mark}")
             values = [match_update[c] for c in columns] + [match_id]
-        if log_leaf is not None:
-            return self._append_logged(match_id, expected_seq, rows, match_update, log_leaf)
+        if log_leaf is not None or seat_keys or proven:
+            # rare (a seal, a key registered, its first signature): an ordinary transaction,
+            # not the fast paths
+            return self._append_logged(match_id, expected_seq, rows, match_update, log_leaf,
+                                       seat_keys, proven)
         if self.dialect == "postgresql":
             self._append_in_one_statement(match_id, expected_seq, rows, update_sql, values)
             return None
@@ -304,18 +313,21 @@ class WritePath:
 
     def _append_logged(self, match_id: str, expected_seq: int,
                        rows: Sequence[tuple[Any, ...]], match_update: Mapping[str, Any] | None,
-                       leaf: bytes) -> int:
-        """The rare append that also logs a leaf (a seal): one ordinary transaction, the
-        events and the match row written first so SQLite holds its write lock before the
-        log's size is read."""
+                       leaf: bytes | None, seat_keys: Sequence[dict[str, Any]],
+                       proven: Collection[int]) -> int | None:
+        """The rare append that also logs a leaf (a seal) or indexes a seat key: one ordinary
+        transaction, the events and the match row written first so SQLite holds its write
+        lock before the log's size is read."""
         try:
             with self.transaction() as conn:
                 conn.execute(insert(_EVENTS), [dict(zip(_EVENT_COLUMNS, row, strict=True))
                                                for row in rows])
+                insert_seat_keys(conn, seat_keys)
+                mark_signed(conn, match_id, proven)
                 if match_update:
                     conn.execute(update(_MATCHES).where(_MATCHES.c.id == match_id)
                                  .values(**match_update))
-                return append_leaf(conn, "seal", match_id, leaf)
+                return None if leaf is None else append_leaf(conn, "seal", match_id, leaf)
         except IntegrityError as e:
             raise _taken(match_id, expected_seq) from e
 

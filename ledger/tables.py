@@ -10,7 +10,7 @@ from sqlalchemy import BigInteger, Column, Integer, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 __all__ = ["EventRow", "LogCheckpointRow", "LogCosignatureRow", "LogLeafRow", "LogNodeRow",
-           "MatchRow"]
+           "MatchRow", "SeatKeyRow"]
 
 
 class MatchRow(SQLModel, table=True):
@@ -54,6 +54,30 @@ class EventRow(SQLModel, table=True):
     body: str = Field(sa_column=Column(Text, nullable=False))
     hash: str = Field(max_length=64)
     action_id: str | None = Field(default=None, max_length=100)
+
+
+class SeatKeyRow(SQLModel, table=True):
+    """An index from a seat key to the matches it signed: one row per ``seat_key`` event,
+    written in the same transaction as the event (ledger.storewrites) and derived from the
+    events alone, so a store made before this table is filled from its events when it opens
+    (ledger.database). ``signed`` is set by the seat's first signed event. ``created_ms`` is
+    the match's, copied so that a key's matches are read newest first from the index
+    (``seat_keys_by_key``) without sorting them."""
+
+    __tablename__ = "seat_keys"
+
+    match_id: str = Field(primary_key=True, max_length=64, foreign_key="matches.id")
+    #: the position of the ``seat_key`` event
+    seq: int = Field(primary_key=True)
+    seat: int
+    #: ``verifier.keys.key_id`` of the key: 16 hex digits
+    key_id: str = Field(max_length=16)
+    #: ``ed25519:<64 hex>``, as the event holds it
+    public_key: str = Field(max_length=80)
+    created_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+    #: the seat signed an event with the key (registering one proves nothing: anyone can
+    #: register anyone's public key); only such rows are the key's matches
+    signed: bool = False
 
 
 class LogLeafRow(SQLModel, table=True):

@@ -7,6 +7,7 @@ from typing import Any
 from fairdeal.verifier.protocol import MIN_SEATING_MS
 
 from ..queryargs import INT64_MAX
+from .openapi_players import player_paths, player_schemas
 from .openapi_stream import stream_paths
 
 
@@ -81,10 +82,10 @@ def openapi_document() -> dict[str, Any]:
         "servers": [{"url": "/api/v1"}],
         "components": {
             "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}},
-            "schemas": _schemas(),
+            "schemas": {**_schemas(), **player_schemas()},
         },
         "paths": {**_match_paths(), **_seat_paths(), **_public_paths(), **stream_paths(),
-                  **_log_paths(),
+                  **_log_paths(), **player_paths(),
                   "/openapi.json": {"get": {
                       "summary": "This document",
                       "responses": {"200": _json({"type": "object"}, "OpenAPI 3.1")}}}},

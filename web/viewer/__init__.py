@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import audit, browser, replay_gif, upload, views  # noqa: F401  (they register the routes)
+from . import audit, browser, players, replay_gif, upload, views  # noqa: F401  (they register the routes)
 from .blueprint import bp
 
 __all__ = ["bp"]

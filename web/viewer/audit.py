@@ -49,9 +49,9 @@ QUEUE_LIMIT = 4
 RETRY_AFTER_S = 5
 _SEALED = ("ended", "imported")
 
-#: what one report covers: the player (None: everyone) and whether imported matches are
-#: audited too (each signer key on its own)
-Key = tuple[str | None, bool]
+#: what one report covers: the player's name (None: everyone), whether imported matches are
+#: audited too (each signer key on its own), and the seat key (None: any)
+Key = tuple[str | None, bool, str | None]
 
 
 @dataclass
@@ -59,6 +59,13 @@ class _Entry:
     html: str
     counts: tuple[int, int]
     finished: float
+    #: with a seat key: that key's own figures (``audit.key_figures``), for its page
+    figures: Any = None
+
+
+def _whole(key: Key) -> bool:
+    """The whole ledger's report: always kept, and never starved by one player's."""
+    return key[0] is None and key[2] is None
 
 
 class AuditCache:
@@ -101,10 +108,10 @@ class AuditCache:
                 self._entries.move_to_end(key)
             done = self._pending.get(key)
             if (entry is None or entry.counts != counts) and done is None:
-                if key[0] is None or len(self._queued) < QUEUE_LIMIT:
+                if _whole(key) or len(self._queued) < QUEUE_LIMIT:
                     done = self._pending[key] = threading.Event()
                     self._queued[key] = None
-                    if key[0] is None:  # the whole ledger's page is never starved by names
+                    if _whole(key):  # the whole ledger's page is never starved by names
                         self._queued.move_to_end(key, last=False)
                     self._start_worker()
                     self._wake.notify()
@@ -137,13 +144,13 @@ class AuditCache:
                 key, _ = self._queued.popitem(last=False)
             try:
                 counts = self.counts()
-                html = _audit_html(self._ledger, *key)
+                html, figures = _audit_html(self._ledger, *key)
                 with self._lock:
                     self.computed += 1
-                    self._entries[key] = _Entry(html, counts, time.time())
+                    self._entries[key] = _Entry(html, counts, time.time(), figures)
                     self._entries.move_to_end(key)
                     while len(self._entries) > PLAYER_REPORTS + 2:
-                        oldest = next(k for k in self._entries if k[0] is not None)
+                        oldest = next(k for k in self._entries if not _whole(k))
                         del self._entries[oldest]
             except Exception:  # the page must keep serving the last report; log why this failed
                 current_log().exception("the audit refresh failed")
@@ -160,26 +167,36 @@ def current_log() -> Any:
     return logging.getLogger("fairdeal.web.audit")
 
 
-def _audit_html(ledger: Any, player: str | None, include_imported: bool) -> str:
-    from fairdeal.audit import Filters, audit_bundles
+def _audit_html(ledger: Any, player: str | None, include_imported: bool,
+                seat_key: str | None = None) -> tuple[str, Any]:
+    """The report's body, and with ``seat_key`` that key's own figures for its page."""
+    from fairdeal.audit import Filters, add_ledger_counts, audit_bundles, key_figures
     from fairdeal.audit.html import render_body
     from fairdeal.audit.report import build_report, signer_words
 
     own = ledger.server_key.public_text
     # only this server's own key is counted as its own: anyone may import a bundle sealed
     # under a key of their own (POST /api/v1/bundles), and it must not steer these figures
-    filters = Filters(player=player, signers=frozenset({own}), each_key=include_imported)
+    filters = Filters(player=player, seat_key=seat_key, signers=frozenset({own}),
+                      each_key=include_imported)
     tally = audit_bundles(ledger.sealed_bundles(), filters)
-    for name, (created, unsealed) in ledger.seat_counts().items():
-        if player in (None, name):
-            tally.count_unsealed(name, created, unsealed)
+    counts = ledger.player_counts()
+    add_ledger_counts(tally, counts, filters)
     report = build_report(
         tally, filters, "this server's ledger (sealed matches)",
         signer_words(own, this_server=True),
         lambda key: signer_words(key, note=" (imported: not this server's key; tallied on "
                                            "its own)"),
         "add include_imported=1 to the address to audit each of these keys on its own")
-    return render_body(report)
+    figures = None
+    if seat_key is not None:
+        created = sum(c for group in counts for c, _ in group.values())
+        unsealed = sum(u for group in counts for _, u in group.values())
+        record = tally.keys.get(seat_key)
+        figures = {"matches": tally.matches,
+                   "tests": [] if record is None else key_figures(
+                       record, unsealed / created if created else None)}
+    return render_body(report), figures
 
 
 def _cache() -> AuditCache:
@@ -194,9 +211,10 @@ def _page(title: str, body: str, status: int = 200, note: str = "",
           refresh: bool = False) -> Response:
     """An audit page in the site's own layout: its bar and navigation, its style. ``body`` is
     trusted markup (the report, or a sentence of ours)."""
-    player = request.args.get("player", "").strip() or None
+    # one player's or one key's report links back to the whole ledger's
+    part = bool(request.args.get("player", "").strip() or request.args.get("seat_key", "").strip())
     page = render_template("viewer/audit.html", title=title, body=Markup(body), note=note,
-                           refresh=refresh, player=player)
+                           refresh=refresh, player=part)
     answer = Response(page, status=status, mimetype="text/html")
     if status in (202, 503):
         answer.headers["Retry-After"] = str(RETRY_AFTER_S)
@@ -222,6 +240,7 @@ def audit_page() -> Any:
     player = request.args.get("player", "").strip() or None
     if player is not None and len(player) > 80:
         abort(404, description="a player name has at most 80 characters")
+    seat_key = _seat_key_arg()
     flag = request.args.get("include_imported", "").strip().lower()
     if flag not in ("", "0", "1", "true", "false", "yes", "no"):
         abort(400, description=f"include_imported must be 1 or 0, got {flag!r}")
@@ -232,7 +251,8 @@ def audit_page() -> Any:
         return _page("No such player",
                      f"<p>No match in this ledger has a player named {escape(player)} at a "
                      "seat: there is nothing to audit.</p>", 404)
-    entry, refreshing, full = cache.report((player, include_imported), wait=FIRST_WAIT_S)
+    entry, refreshing, full = cache.report((player, include_imported, seat_key),
+                                           wait=FIRST_WAIT_S)
     if entry is None and full:
         return _page("The audit is busy", "<p>Other audits are being computed; ask again in "
                      "a few seconds.</p>", 503)
@@ -240,7 +260,8 @@ def audit_page() -> Any:
         return _page("The audit is being computed",
                      "<p>Every sealed match is verified and counted; this page reloads itself "
                      "until the report is ready.</p>", 202, refresh=True)
-    title = ("Fairness audit of this server" if player is None
+    title = ("Fairness audit of this server" if player is None and seat_key is None
+             else f"Fairness audit: seat key {seat_key}'s matches" if seat_key is not None
              else f"Fairness audit: {player}'s matches")
     return _page(title, entry.html, note=_computed_note(entry, refreshing, full))
 
@@ -294,3 +315,46 @@ def bad_request(error: Any) -> Any:
         return jsonify({"error": error.description}), 400
     return render_template("viewer/error.html", status=400, heading="Bad request",
                            message=error.description), 400
+
+
+def _seat_key_arg() -> str | None:
+    """``?seat_key=``: the full key id it names here (a prefix will do); a clear 400 or 404
+    page for a malformed, ambiguous or unknown one."""
+    from fairdeal.ledger.errors import KeyNotFound
+
+    text = request.args.get("seat_key", "").strip()
+    if not text:
+        return None
+    ledger = current_app.extensions.get("fairdeal.ledger")
+    if ledger is None:
+        abort(404, description="this viewer has no ledger to audit")
+    try:
+        return str(ledger.resolve_key(text))
+    except KeyNotFound as e:
+        abort(404, description=e.message)
+    except BadRequest as e:
+        abort(400, description=e.message)
+
+
+def key_audit_summary(kid: str) -> dict[str, Any] | None:
+    """A seat key's own audit figures for its page (``/k/<key id>``): ``{"tests",
+    "counted"}`` once the report is computed, ``{"pending": words}`` while it is; None for
+    a viewer without a ledger. The report is the one ``/audit?seat_key=`` shows, from the
+    same one worker and cache."""
+    ledger = current_app.extensions.get("fairdeal.ledger")
+    if ledger is None or not hasattr(ledger, "sealed_bundles"):
+        return None
+    # the page is not held up long for it: it says the audit is on its way instead
+    entry, refreshing, full = _cache().report((None, False, kid), wait=1.0)
+    if entry is None or entry.figures is None:
+        return {"pending": "The audit is busy; reload in a few seconds." if full else
+                "The audit of this key's matches is being computed: reload in a moment."}
+    tests = [{"name": t.name, "title": t.title,
+              "detail": f"{t.counted}: {t.detail}" if t.detail else t.counted,
+              "p": "" if t.adjusted_p is None else f"{t.adjusted_p:.3g}",
+              "verdict": t.verdict} for t in entry.figures["tests"]]
+    counted = (f"From the {entry.figures['matches']} sealed matches of this key under this "
+               "server's key (each test at the 1% level, Bonferroni over the three; a test "
+               "needs 20 matches)" + ("; a fresh report is being computed" if refreshing
+                                      else ""))
+    return {"tests": tests, "counted": counted}

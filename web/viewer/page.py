@@ -10,6 +10,9 @@ from typing import Any
 from flask import current_app, render_template, request, url_for
 from markupsafe import Markup, escape
 
+from fairdeal.verifier.keys import InvalidKey, key_id, parse_public_key
+from fairdeal.verifier.protocol import SEAT_SIGNED_TYPES
+
 from .browser import browser_verifier
 from .loading import ledger
 from .matches import LoadedMatch, check_rows
@@ -226,11 +229,29 @@ def _signer_context(match: LoadedMatch) -> dict[str, Any]:
     }
 
 
+def seat_key_ids(events: list[dict[str, Any]]) -> dict[int, str]:
+    """The key id of each seat that registered a key (its ``seat_key`` event) and signed with
+    it, by seat: a seat's identity, where its name is only a label (registering a key alone
+    proves nothing: anyone can register anyone's public key)."""
+    found: dict[int, str] = {}
+    signed = {event.get("seat") for event in events
+              if event.get("type") in SEAT_SIGNED_TYPES and "sig" in event}
+    for event in events:
+        seat = event.get("seat")
+        if event.get("type") == "seat_key" and isinstance(seat, int) and seat in signed:
+            try:
+                found[seat] = key_id(parse_public_key(event.get("public_key")))
+            except InvalidKey:
+                continue
+    return found
+
+
 def _heading_context(match: LoadedMatch) -> dict[str, Any]:
     """The page's heading: the players, the game and its parameters, the result."""
     genesis = match.genesis or {}
     seats = genesis.get("seats", [])
     result = match.report.facts.get("result") if not match.live else None
+    keys = seat_key_ids(match.events)
     # a file that does not verify only claims its result: the heading never states it as
     # fact; the warning quotes the claim, as the file's
     claimed = _claimed_result(match) if not match.live and not match.report.ok else None
@@ -242,8 +263,10 @@ def _heading_context(match: LoadedMatch) -> dict[str, Any]:
         "simulated": is_simulated([seat.get("name", "") for seat in seats]),
         "badges": badges(genesis.get("game"), genesis.get("params"), genesis.get("turn_limit_ms")),
         "match_facts": match_facts(match.game, genesis.get("params")),
-        "seats": [{"label": seat_label(match.game, seats, index), "name": seat.get("name")}
-                  for index, seat in enumerate(seats)],
+        "seats": [{"label": seat_label(match.game, seats, index), "name": seat.get("name"),
+                   "key_id": keys.get(index)} for index, seat in enumerate(seats)],
+        # a key's page lists the matches stored here: an upload's seats get no link
+        "seat_key_links": not match.key.startswith("u-"),
         "result": "" if not match.live and not match.report.ok else (
             result_words(result, seats, match.game) if result else (
                 "in play" if match.live else "")),

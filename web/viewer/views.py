@@ -26,7 +26,6 @@ from .loading import (
     MATCH_ID,
     PageNotFound,
     game_or_none,
-    judgement,
     ledger,
     load_stored,
     load_upload,
@@ -36,7 +35,8 @@ from .loading import (
 from .logpanel import match_log, recent_leaves
 from .matches import LoadedMatch
 from .page import int_arg, page_context, perspective, step_context
-from .present import badges, date_words, game_title, is_simulated, result_words, utc_times
+from .players import match_card, search_context
+from .present import game_title, utc_times
 from .sources import summarize
 
 #: the viewer's policy (web/security.py sets it, and the other headers, on every response)
@@ -51,14 +51,24 @@ bp.add_app_template_filter(utc_times, "utc_times")
 
 @bp.route("/")
 def home() -> Any:
-    """Recent and live matches, search by id, and the upload box."""
+    """Recent and live matches, the search (a match-id or key-id prefix, or a name) and the
+    upload box."""
     query = request.args.get("q", "").strip()
     notice = None
     reader = ledger()
+    page = max(0, int_arg("page", 0))
     if query:
         if MATCH_ID.match(query) and reader.get(query) is not None:
             return redirect(url_for("viewer.match_page", match_id=query))
-        notice = f"No match with id {query!r}."
+        found = search_context(reader, query, page)
+        if found is None:
+            notice = f"No match with id {query!r}."
+        elif "redirect" in found:
+            return redirect(found["redirect"])
+        else:
+            cards = [match_card(reader, record) for record in found["matches"]]
+            return render_template("viewer/search.html", **{**found, "query": query},
+                                   page=page, cards=cards)
     game = request.args.get("game") or None
     if game not in GAME_NAMES:
         game = None
@@ -66,27 +76,8 @@ def home() -> Any:
     signer = request.args.get("signer") or None
     if signer not in ("this", "other"):
         signer = None
-    page = max(0, int_arg("page", 0))
     records = reader.matches(20, page * 20, game, signer)
-    cards = []
-    for record in records:
-        summary = summarize(record)
-        limit = summary.turn_limit_ms
-        if "turn_limit_ms" not in (record if isinstance(record, dict) else {}):
-            limit = (reader.get(summary.match_id) or {}).get("turn_limit_ms", limit)
-        verdict, signer_id = ("live", None) if summary.live else judgement(summary.match_id)
-        cards.append({
-            "summary": summary,
-            "title": game_title(summary.game, game_or_none(summary.game)),
-            "simulated": is_simulated(summary.seats),
-            "badges": badges(summary.game, summary.params, limit),
-            "when": date_words(summary.created_ms),
-            "result": result_words(summary.result, list(summary.seats), game_or_none(
-                summary.game)),
-            "verdict": verdict,
-            # the key id of a bundle signed by another server ("other-signer")
-            "signer": signer_id,
-        })
+    cards = [match_card(reader, record) for record in records]
     games = [(name, game_title(name, game_or_none(name))) for name in GAME_NAMES]
     return render_template("viewer/home.html", cards=cards, query=query, notice=notice,
                            games=games,
