@@ -78,6 +78,8 @@ OPT_LEVEL = os.environ.get("FAIRDEAL_OPT_LEVEL", "1")
 GROUP_NAME = "fairdeal.games.native"
 #: setup.py commands that only write metadata (pip's first calls of a build)
 METADATA_COMMANDS = {"egg_info", "dist_info", "sdist"}
+#: the commands of an editable install, the one kind that puts extensions in the source folders
+EDITABLE_COMMANDS = {"editable_wheel", "develop"}
 
 
 def say(line: str) -> None:
@@ -120,8 +122,13 @@ def link_tree() -> list[str]:
 def remove_compiled() -> None:
     """Delete the extensions an earlier editable install left beside the source.
 
-    The import system prefers them to the ``.py``, so a pure install must not leave them there.
+    The import system prefers them to the ``.py``, so a pure editable install must not leave
+    them there, nor a compiled one those of modules it no longer compiles. Only an editable
+    install touches them: building a wheel (``pip install .``, ``pip wheel .``) must not turn
+    the editable install of the same folder into a pure one.
     """
+    if not EDITABLE_COMMANDS & set(sys.argv[1:]):
+        return
     for folder in FOLDERS:
         for suffix in importlib.machinery.EXTENSION_SUFFIXES:
             for stale in (ROOT / folder).rglob(f"*{suffix}"):
