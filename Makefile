@@ -7,11 +7,12 @@ STAMP  := $(VENV)/.installed
 .PHONY: install pyodide browser-runtime demo test bench bench-ledger bench-log lint clean fuzz fuzz-atheris \
 	faults bench-load bench-durability adversary compiled-test
 
-## FAIRDEAL_COMPILE=1 make install compiles games/ and verifier/ with mypyc when a C compiler is
-## there (setup.py, docs/compiled.md; opt-in for now), so an edit to their source reinstalls: a
-## compiled module never goes stale. The last line says which build runs.
-ifeq ($(FAIRDEAL_COMPILE),1)
-COMPILED_SOURCES := $(shell find games verifier -name '*.py' -not -path '*/__pycache__/*')
+## make install compiles the hot modules of games/ and verifier/ with mypyc when a C compiler is
+## there (setup.py's COMPILED, docs/compiled.md), and installs the pure-Python build otherwise or
+## with FAIRDEAL_PURE=1. Those sources are prerequisites, so an edit to one recompiles: a compiled
+## module never goes stale. The last lines say which build runs, and why when it is the pure one.
+ifneq ($(FAIRDEAL_PURE),1)
+COMPILED_SOURCES := $(shell $(PYTHON) -c 'import ast; tree = ast.parse(open("setup.py").read()); print(*next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "COMPILED"))')
 endif
 
 $(STAMP): pyproject.toml setup.py examples/crazy-eights/pyproject.toml $(COMPILED_SOURCES)
@@ -20,6 +21,7 @@ $(STAMP): pyproject.toml setup.py examples/crazy-eights/pyproject.toml $(COMPILE
 	$(BIN)/pip install --quiet -e '.[test]'
 	# the fourth game, a plug-in package of its own (docs/architecture.md, "Writing a game")
 	$(BIN)/pip install --quiet -e examples/crazy-eights
+	@if [ -f build/fairdeal-build.txt ]; then echo "install: $$(cat build/fairdeal-build.txt)"; fi
 	@echo "install: $$($(BIN)/fairdeal --version | tail -n 1)"
 	touch $(STAMP)
 
@@ -59,12 +61,15 @@ demo: $(STAMP)
 	echo "demo: the live bot matches are over; the viewer stays on http://127.0.0.1:5000/ (Ctrl+C stops it)"; \
 	wait $$server
 
-## The whole test suite (PostgreSQL tests need FAIRDEAL_TEST_POSTGRES_URL; .ci/run sets it).
+## The whole test suite (PostgreSQL tests need FAIRDEAL_TEST_POSTGRES_URL; .ci/run sets it) on
+## the build installed (compiled where a C compiler is), then the verifier's tests again on the
+## pure-Python modules (FAIRDEAL_PURE=1): the browser runs those, and machines without a compiler.
 ## The browser tests need the Pyodide runtime, so it is fetched first when npm can; without npm
 ## or its registry they are skipped, saying why (.ci/run installs npm and requires them:
 ## FAIRDEAL_REQUIRE_BROWSER=1).
 test: $(STAMP) browser-runtime
 	$(BIN)/pytest -q
+	FAIRDEAL_PURE=1 $(BIN)/pytest -q -p no:cacheprovider tests/verifier
 
 ## The Pyodide runtime if this machine can fetch it; if not, one line says why and what is lost.
 browser-runtime: $(STAMP)
@@ -143,10 +148,10 @@ lint: $(STAMP)
 clean:
 	rm -rf $(VENV) out build test-output .pytest_cache
 
-## The compiled build (opt-in for now, docs/compiled.md) against the pure one: compile games/ and
-## verifier/ with mypyc into this venv, run the differential test (every fixture, seeded matches
-## of every game: the same bytes), then go back to the pure build. Needs a C compiler; minutes.
+## The compiled build against the pure one, deeper than the suite's run: every fixture, and
+## FAIRDEAL_DIFF_MATCHES (default 1000) simulated matches of every game through both builds, their
+## bundles, reports, replays and audit compared byte for byte. Fails where nothing is compiled.
+FAIRDEAL_DIFF_MATCHES ?= 1000
 compiled-test: $(STAMP)
-	FAIRDEAL_COMPILE=1 $(BIN)/pip install --quiet --no-deps -e .
-	FAIRDEAL_REQUIRE_COMPILED=1 $(BIN)/pytest -q -p no:cacheprovider tests/test_compiled.py; \
-	status=$$?; $(BIN)/pip install --quiet --no-deps -e .; exit $$status
+	FAIRDEAL_REQUIRE_COMPILED=1 FAIRDEAL_DIFF_MATCHES=$(FAIRDEAL_DIFF_MATCHES) \
+		$(BIN)/pytest -q -p no:cacheprovider tests/test_compiled.py

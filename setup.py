@@ -1,4 +1,4 @@
-"""The compiled build: games/ and verifier/ through mypyc, from the same source as the pure one.
+"""The compiled build: the hot modules of games/ and verifier/ through mypyc, from the same source.
 
 Everything else about the package is declared in pyproject.toml; this file only adds the C
 extensions (docs/compiled.md). mypyc must see the sources under the names they are imported by
@@ -8,12 +8,10 @@ build/mypyc/fairdeal/{games,verifier} — the trick ``make lint`` uses for mypy.
 land where the import system finds them for a normal install and for an editable one alike
 (setuptools places them by the same package-dir mapping).
 
-The compiled build is opt-in for now: ``FAIRDEAL_COMPILE=1`` at install asks for it, as the
-suite still finds places where compiled code behaves differently (docs/compiled.md, "Not yet
-the default"). Nothing is compiled, and the install is the pure-Python one, without it, when
-``FAIRDEAL_PURE=1`` is set, when mypyc cannot be imported or when there is no working C
-compiler; one line says which.
-``fairdeal --version`` says which build is running.
+The compiled build is the default: every install (``pip install .``, ``make install``) compiles
+the modules in COMPILED when a C compiler is there. Nothing is compiled, and the install is the
+pure-Python one, when ``FAIRDEAL_PURE=1`` is set, when mypyc cannot be imported or when there is
+no working C compiler; one line says which. ``fairdeal --version`` says which build is running.
 """
 
 from __future__ import annotations
@@ -22,81 +20,116 @@ import importlib.machinery
 import os
 import sys
 import sysconfig
+import time
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 #: where mypyc reads the sources from (links) and writes its C
 LINKS = Path("build") / "mypyc"
 C_DIR = Path("build") / "mypyc-c"
-#: the folders compiled, each installed as ``fairdeal.<folder>``
+#: the folders holding the compiled modules, each installed as ``fairdeal.<folder>``
 FOLDERS = ("games", "verifier")
-#: modules left pure, with the reason (each path relative to the repository)
-PURE_MODULES = {
-    # the switch that picks the pure or the compiled modules runs before either is imported
-    "games/compiled.py": "chooses between the builds, so it must be importable as source",
-    # typing's @runtime_checkable refuses a compiled class as a Protocol
-    "games/base.py": "runtime-checkable Protocols (Rng, Bot)",
-    # a plug-in narrows its class attributes' declared types (a tuple for a Sequence, a dict
-    # for a Mapping), which mypyc refuses; they are read once at start-up, never per event
-    "games/plugin.py": "the plug-in base class its games' plug-ins subclass",
-    "games/arcomage/plugin.py": "a plug-in (class attributes of narrower types)",
-    "games/toybattle/plugin.py": "a plug-in (class attributes of narrower types)",
-    "games/wyrdstone/plugin.py": "a plug-in (class attributes of narrower types)",
-    # mypyc 2.4.1 stops with an internal error on `x in (*ELEMENTS, SCHOOL)` (a starred
-    # expression in a tuple display under `in`); both are read once a match, not per event
-    "games/wyrdstone/book.py": "mypyc internal error on a starred tuple display",
-    "games/wyrdstone/params.py": "mypyc internal error on a starred tuple display",
-    # compiled, a frozen dataclass's ClassVar with a value (``kind``) counts as a field with a
-    # default to the dataclass machinery, so the fields after it fail at import
-    "games/toybattle/actions.py": "a dataclass ClassVar before its fields",
-    # mypyc refuses a lone surrogate in a string literal (the refusal's regular expression)
-    "verifier/bundle.py": "a surrogate code point in a string literal",
-}
+#: the modules compiled: those where verification, replay and simulation spend their time
+#: (bench/bench_verify.py under cProfile, all three games: together over 90% of the time spent
+#: in our code). The rest stays pure, read once a match or less, so compiling it would only
+#: lengthen the install: the games' faces (game.py: plug-ins subclass them and callers hand
+#: them anything), bots, pictures, words, the card, board and scroll tables and the match
+#: parameters (read once a match, and a large share of the C: about a sixth of the compile), and
+#: the verifier's once-a-match parts (log proofs, receipts, disputes, notes, the pure Ed25519
+#: the browser uses). verifier/keys.py stays pure as the server hands it request fields as they
+#: come (compiled, a non-string key raised TypeError, a 500, where pure says InvalidKey), and
+#: verifier/rng.py as the audit's planted-deal tests subclass RandomStream (CPython refuses an
+#: interpreted subclass of a compiled class).
+COMPILED = (
+    "games/arcomage/effects.py",
+    "games/arcomage/rules.py",
+    "games/arcomage/state.py",
+    "games/toybattle/actions.py",
+    "games/toybattle/engine.py",
+    "games/toybattle/rules.py",
+    "games/toybattle/state.py",
+    "games/toybattle/troops.py",
+    "games/wyrdstone/engine.py",
+    "games/wyrdstone/rules.py",
+    "games/wyrdstone/state.py",
+    "verifier/bundle.py",
+    "verifier/canonical.py",
+    "verifier/errors.py",
+    "verifier/hashing.py",
+    "verifier/influence.py",
+    "verifier/jsonfast.py",
+    "verifier/protocol.py",
+    "verifier/replay.py",
+    "verifier/report.py",
+    "verifier/seating.py",
+    "verifier/verify.py",
+)
+#: never compiled, whatever COMPILED says: the switch that picks the pure or the compiled
+#: modules runs before either is imported; typing's @runtime_checkable refuses a compiled
+#: class as a Protocol (Rng, Bot)
+NEVER = ("games/compiled.py", "games/base.py")
+#: gcc's optimisation level for the generated C (FAIRDEAL_OPT_LEVEL overrides it): -O1 gives
+#: most of -O3's speed in a fraction of its compile time (docs/compiled.md, "Compile time")
+OPT_LEVEL = os.environ.get("FAIRDEAL_OPT_LEVEL", "1")
 #: the shared library every compiled module's shim loads: inside a package that both an
 #: editable and a normal install map, never a loose top-level module
 GROUP_NAME = "fairdeal.games.native"
 #: setup.py commands that only write metadata (pip's first calls of a build)
 METADATA_COMMANDS = {"egg_info", "dist_info", "sdist"}
+#: the commands of an editable install, the one kind that puts extensions in the source folders
+EDITABLE_COMMANDS = {"editable_wheel", "develop"}
 
 
 def say(line: str) -> None:
-    """One line on the build's output, which pip shows with ``-v`` and ``make install`` echoes."""
+    """One line on the build's output, which pip shows with ``-v``."""
     print(f"fairdeal build: {line}", file=sys.stderr, flush=True)
 
 
-def have_c_compiler() -> bool:
-    """Whether the compiler Python's own build names is on the PATH (CC overrides it)."""
+def decided(line: str) -> None:
+    """Say which build this install makes and why, and keep the line in build/ for ``make
+    install`` to repeat (pip hides a build's output unless asked for it)."""
+    say(line)
+    (ROOT / "build").mkdir(exist_ok=True)
+    (ROOT / "build" / "fairdeal-build.txt").write_text(line + "\n", encoding="utf-8")
+
+
+def c_compiler() -> str | None:
+    """The compiler Python's own build names (CC overrides it), or None when it is not on the
+    PATH."""
     import shutil
 
-    compiler = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
-    return shutil.which(compiler.split()[0]) is not None
+    compiler = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
+    return compiler if shutil.which(compiler) is not None else None
 
 
 def link_tree() -> list[str]:
     """Lay the compiled folders out as build/mypyc/fairdeal/<folder>; return the .py to compile."""
     namespace = ROOT / LINKS / "fairdeal"
     namespace.mkdir(parents=True, exist_ok=True)
-    paths = []
     for folder in FOLDERS:
         link = namespace / folder
         if link.is_symlink() or link.exists():
             link.unlink()
         link.symlink_to(ROOT / folder, target_is_directory=True)
-        for source in sorted((ROOT / folder).rglob("*.py")):
-            relative = source.relative_to(ROOT).as_posix()
-            if source.name == "__init__.py" or relative in PURE_MODULES:
-                continue
-            paths.append(str(LINKS / "fairdeal" / relative))
-    return paths
+    missing = [path for path in COMPILED if not (ROOT / path).is_file()]
+    if missing:
+        raise SystemExit(f"setup.py: COMPILED names files that are not there: {missing}")
+    return [str(LINKS / "fairdeal" / path) for path in COMPILED if path not in NEVER]
 
 
 def remove_compiled() -> None:
     """Delete the extensions an earlier editable install left beside the source.
 
-    The import system prefers them to the ``.py``, so a pure install must not leave them there.
+    The import system prefers them to the ``.py``, so a pure editable install must not leave
+    them there, nor a compiled one those of modules it no longer compiles. Only an editable
+    install touches them: building a wheel (``pip install .``, ``pip wheel .``) must not turn
+    the editable install of the same folder into a pure one.
     """
+    if not EDITABLE_COMMANDS & set(sys.argv[1:]):
+        return
     for folder in FOLDERS:
         for suffix in importlib.machinery.EXTENSION_SUFFIXES:
             for stale in (ROOT / folder).rglob(f"*{suffix}"):
@@ -105,7 +138,7 @@ def remove_compiled() -> None:
 
 def pure(reason: str) -> list[object]:
     """The pure-Python build, said in one line."""
-    say(f"{reason}, so the pure-Python build (nothing compiled)")
+    decided(f"{reason}, so the pure-Python build (nothing compiled)")
     remove_compiled()
     return []
 
@@ -116,24 +149,38 @@ def extensions() -> list[object]:
         return []  # pip asks for the metadata first: no need to run mypyc for that
     if os.environ.get("FAIRDEAL_PURE") == "1":
         return pure("FAIRDEAL_PURE=1")
-    if os.environ.get("FAIRDEAL_COMPILE") != "1":
-        return pure("FAIRDEAL_COMPILE=1 is not set")
-    if not have_c_compiler():
-        return pure("no C compiler found")
+    if c_compiler() is None:
+        named = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
+        return pure(f"no C compiler found ({named} is not on the PATH)")
     try:
         from mypyc.build import mypycify
     except ImportError:
         return pure("mypyc is not installed")
+    remove_compiled()  # an earlier build's extensions, of modules this one may not compile
     paths = link_tree()
-    say(f"compiling {len(paths)} modules of games/ and verifier/ with mypyc")
+    decided(f"compiling {len(paths)} modules of games/ and verifier/ with mypyc (-O{OPT_LEVEL}; "
+            "FAIRDEAL_PURE=1 at install skips it)")
     # mypy resolves fairdeal.* from the link tree, the way `make lint` runs it
     os.environ["MYPYPATH"] = str(LINKS)
-    return mypycify(
+    started = time.monotonic()
+    built = mypycify(
         ["--explicit-package-bases", "--namespace-packages", *paths],
         group_name=GROUP_NAME,
         target_dir=str(C_DIR),
-        opt_level="3",
+        opt_level=OPT_LEVEL,
     )
+    say(f"mypyc wrote the C in {time.monotonic() - started:.0f} s; the C compiler runs next")
+    return list(built)
 
 
-setup(ext_modules=extensions())
+class TimedBuildExt(build_ext):
+    """build_ext that says how long the C compiler took (the figures in docs/compiled.md)."""
+
+    def run(self) -> None:
+        started = time.monotonic()
+        super().run()
+        if self.extensions:
+            say(f"the C compiler took {time.monotonic() - started:.0f} s")
+
+
+setup(ext_modules=extensions(), cmdclass={"build_ext": TimedBuildExt})

@@ -26,7 +26,7 @@ PURE_ENV = "FAIRDEAL_PURE"
 #: the packages the compiled build covers
 COMPILED_PACKAGES = ("fairdeal.games.", "fairdeal.verifier.")
 #: a module the compiled build always compiles, asked which build is running
-PROBE_MODULE = "fairdeal.games.svgtext"
+PROBE_MODULE = "fairdeal.verifier.canonical"
 
 
 class SourceOnlyFinder(importlib.abc.MetaPathFinder):

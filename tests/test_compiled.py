@@ -6,9 +6,9 @@ one without. Both verify every committed fixture (honest, tampered, hostile, v1)
 matches of every installed game, verify and replay them, import them into a database of their
 own and export them, and audit them; every output, file and report is compared byte for byte.
 
-Where no compiled build is installed (it is opt-in: ``FAIRDEAL_COMPILE=1`` at install; or no C
-compiler) the comparison has nothing to compare and is skipped saying so;
-``FAIRDEAL_REQUIRE_COMPILED=1`` (CI, after a compiled install) makes that a failure.
+Where no compiled build is installed (``FAIRDEAL_PURE=1`` at install, or no C compiler) the
+comparison has nothing to compare and is skipped saying so; ``FAIRDEAL_REQUIRE_COMPILED=1``
+(CI, after a compiled install) makes that a failure.
 """
 
 from __future__ import annotations
@@ -54,8 +54,8 @@ def compiled() -> None:
     """Skip (or, in CI, fail) where the install compiled nothing."""
     if compiled_installed():
         return
-    message = ("the compiled build is not installed (FAIRDEAL_COMPILE=1 at install asks for it; "
-               "docs/compiled.md)")
+    message = ("the compiled build is not installed (FAIRDEAL_PURE=1 at install, or no C "
+               "compiler; docs/compiled.md)")
     if os.environ.get("FAIRDEAL_REQUIRE_COMPILED") == "1":
         pytest.fail(message)
     pytest.skip(message)
@@ -153,3 +153,95 @@ def bundle_id(path: Path) -> str:
     import json
 
     return str(json.loads(path.read_bytes())["events"][0]["match_id"])
+
+
+#: simulated matches of every game in the deep comparison, per build: a few in the suite's
+#: run (the eight above through the command line besides), thousands in ``make compiled-test``
+#: (FAIRDEAL_DIFF_MATCHES=1000)
+DEEP_MATCHES = int(os.environ.get("FAIRDEAL_DIFF_MATCHES", "25"))
+
+#: run in each build: simulate, verify, replay and audit in one process; print digests
+DIGESTS = """
+import hashlib, json, sys
+from fairdeal.audit import audit_bundles, run_tests
+from fairdeal.client.simulate import SimulationSettings, simulate_matches
+from fairdeal.games import GAME_NAMES
+from fairdeal.verifier.canonical import canonical_bytes
+from fairdeal.verifier.replay import replay_steps
+from fairdeal.verifier.verify import verify_bytes
+
+count = int(sys.argv[1])
+out = {}
+for game in GAME_NAMES:
+    digests = {part: hashlib.sha256() for part in ("bundles", "reports", "replays", "audit")}
+    files, failed = [], 0
+    settings = SimulationSettings(game, {}, ("random", "greedy"))
+    for index, bundle in enumerate(simulate_matches(settings, count, seed=game + "-deep",
+                                                    server_key=None)):
+        data = json.dumps(bundle, separators=(",", ":")).encode()
+        files.append((f"{game}-{index}", data))
+        digests["bundles"].update(data)
+        report = verify_bytes(data)
+        failed += not report.ok
+        digests["reports"].update(canonical_bytes(report.to_json()))
+        if index % 10 == 0:
+            events = bundle["events"]
+            replayer, steps, error = replay_steps(events, bytes.fromhex(events[-1]["server_seed"]))
+            for step in steps:
+                digests["replays"].update(canonical_bytes(
+                    [step.number, step.seq, replayer.game.state_to_json(step.state)]))
+            digests["replays"].update(repr(error).encode())
+    tally = audit_bundles(files)
+    digests["audit"].update(json.dumps([test.to_json() for test in run_tests(tally)],
+                                       sort_keys=True).encode())
+    out[game] = {"matches": len(files), "failed": failed,
+                 **{part: digest.hexdigest() for part, digest in digests.items()}}
+print(json.dumps(out, indent=1, sort_keys=True))
+"""
+
+
+def test_thousands_of_matches_give_the_same_bundles_reports_replays_and_audit(
+        compiled: None) -> None:
+    said = {}
+    for pure in (True, False):
+        out = run(["-c", DIGESTS, str(DEEP_MATCHES)], pure)
+        assert out.returncode == 0, out.stderr
+        said[pure] = out.stdout
+    import json
+
+    pure_said = json.loads(said[True])
+    assert len(pure_said) >= 3 and all(
+        game["matches"] == DEEP_MATCHES and game["failed"] == 0 for game in pure_said.values())
+    assert said[False] == said[True]
+
+
+def test_no_except_clause_name_holds_two_kinds_of_exception() -> None:
+    """Compiled code gives a name one type per function: ``except A as e`` then ``except B as
+    e`` raises TypeError at the second (B is not an A) where the pure code runs on. A lint of
+    the compiled sources, so it holds on either build."""
+    import ast
+
+    found = []
+    for path in sorted([*ROOT.glob("games/**/*.py"), *ROOT.glob("verifier/**/*.py")]):
+        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            kinds: dict[str, set[str]] = {}
+            for node in ast.walk(function):
+                if isinstance(node, ast.ExceptHandler) and node.name and node.type:
+                    kinds.setdefault(node.name, set()).add(ast.unparse(node.type))
+            found += [f"{path.relative_to(ROOT)}:{function.lineno} {function.name}: {name} "
+                      f"holds {sorted(types)}" for name, types in kinds.items() if len(types) > 1]
+    assert found == []
+
+
+def test_the_browser_archive_holds_the_sources_never_an_extension(compiled: None) -> None:
+    """The browser runs the pure build: /verify's archive packs the ``.py`` of every module,
+    the compiled ones too, and no extension module (which no browser could load)."""
+    code = ("from fairdeal.web.viewer.runtime import archive_files, installed_roots; "
+            "print(*sorted(archive_files(installed_roots())))")
+    out = run(["-c", code], pure=False)
+    assert out.returncode == 0, out.stderr
+    names = out.stdout.split()
+    assert "fairdeal/verifier/replay.py" in names and "fairdeal/games/arcomage/rules.py" in names
+    assert [name for name in names if not name.endswith((".py", ".json", ".typed"))] == []

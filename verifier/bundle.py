@@ -76,7 +76,9 @@ def _bounded_int(text: str) -> int:
 #: a lone surrogate can only enter through a \uD800-\uDFFF escape (UTF-8 bytes cannot hold
 #: one): look for the escape first, and walk the parsed value only when there is one
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+#: (the escapes spelled for the regular expression engine, not as string literals: a lone
+#: surrogate in a literal is refused by the compiled build, docs/compiled.md)
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def _surrogates(value: Any) -> None:
@@ -156,8 +158,8 @@ def _parse_pure(data: bytes | str, parse_int: Callable[[str], int] | None) -> An
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise InvalidBundle(f"file is not UTF-8 text (byte {e.start})") from None
+        except UnicodeDecodeError as bad_text:
+            raise InvalidBundle(f"file is not UTF-8 text (byte {bad_text.start})") from None
     else:
         text = data
     if not text.strip():

@@ -322,13 +322,13 @@ def dispute_report(data: bytes | str, step: int, *, trusted_key: str | None = No
     Raises DisputeError for a file that is no bundle or a step the match does not have."""
     try:
         bundle = Bundle.from_bytes(data)
-    except InvalidBundle as e:
-        raise DisputeError(f"not a valid bundle: {e}") from None
+    except InvalidBundle as bad_bundle:
+        raise DisputeError(f"not a valid bundle: {bad_bundle}") from None
     seat_keys = seat_keys or {}
     try:
         report = verify_bundle(bundle, trusted_key, None, seat_keys)
-    except InvalidKey as e:
-        raise DisputeError(str(e)) from None
+    except InvalidKey as bad_key:
+        raise DisputeError(str(bad_key)) from None
     events = bundle.events
     genesis = events[0]
     replayer, steps, failing, refused = _replayed(events)

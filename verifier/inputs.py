@@ -53,8 +53,8 @@ def parse_seat_keys(text: str) -> dict[str, str]:
                 seat, key = seat_pin(token)
             except InvalidInput as e:
                 raise InvalidInput(f"seat keys: {e}") from None
-            except InvalidKey as e:
-                raise InvalidInput(f"seat keys: {token!r}: {e}") from None
+            except InvalidKey as bad_key:
+                raise InvalidInput(f"seat keys: {token!r}: {bad_key}") from None
             pins[seat] = key
     return pins
 
@@ -152,8 +152,8 @@ def verify_with_inputs(data: bytes | str, trusted_key: str | None = None,
     try:
         report = verify_bytes(data, trusted_key or None, use.pins, use.receipts,
                               receipts_for=use.receipts_for)
-    except UnknownSeat as e:
-        raise InvalidInput(f"seat keys: {e}") from None
+    except UnknownSeat as unknown:
+        raise InvalidInput(f"seat keys: {unknown}") from None
     if use.sources:
         report.facts["pin_sources"] = use.sources
     return report

@@ -120,8 +120,8 @@ def verify_replayed(bundle: Bundle, trusted_key: str | None = None,
         _check_log(report, bundle, hashes, public, checkpoint, witnesses)         # (14)
     except VerificationError as e:
         report.failed(e)
-    except InvalidKey as e:
-        report.failed(VerificationError("signature", str(e)))
+    except InvalidKey as bad_key:
+        report.failed(VerificationError("signature", str(bad_key)))
     return report, replayer
 
 

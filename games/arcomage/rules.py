@@ -200,8 +200,11 @@ def legal_actions(state: ArcomageState) -> list[Action]:
     return plays + discards
 
 
-def check(state: ArcomageState, action: Action) -> int:
-    """The seat that may take ``action`` now; raise IllegalAction with the rules' reason."""
+def check(state: ArcomageState, action: object) -> int:
+    """The seat that may take ``action`` now; raise IllegalAction with the rules' reason.
+
+    ``action`` may be anything (a caller's malformed input): it is refused as InvalidAction
+    here, in both builds (typed ``Action``, the compiled build would raise a TypeError)."""
     if not isinstance(action, Action) or (action.kind, action.card) not in ACTIONS:
         raise InvalidAction(f"not an action of the two-tower duel: {action!r}")
     if state.result is not None:
@@ -276,9 +279,10 @@ def _end_turn(
     )
 
 
-def apply(state: ArcomageState, action: Action, rng: Rng) -> ArcomageState:
+def apply(state: ArcomageState, action: object, rng: Rng) -> ArcomageState:
     """The state after the current seat takes ``action`` (checked first; see ``check``)."""
     seat = check(state, action)
+    assert isinstance(action, Action)  # check refused anything else
     me = 8 * seat
     stats = list(state.stats)
     hand = list(state.hands[seat])

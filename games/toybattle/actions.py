@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
 
 from ..base import JSON, InvalidAction
 from .troops import TROOP_BY_ID
@@ -40,7 +39,10 @@ __all__ = [
 class Draw:
     """Draw 2 troops from the reserve (1 when only 1 is left or the rack holds 7)."""
 
-    kind: ClassVar[str] = "draw"
+    @property
+    def kind(self) -> str:
+        """The action's kind, as its JSON form names it."""
+        return "draw"
 
     def to_json(self) -> dict[str, JSON]:
         """``{"kind": "draw"}``"""
@@ -52,9 +54,13 @@ class Place:
     """Place ``troop`` from the rack on ``base`` (a base id, or the enemy HQ's id). Also the
     answer to a pending Capn: its extra placement."""
 
-    kind: ClassVar[str] = "place"
     troop: str
     base: int
+
+    @property
+    def kind(self) -> str:
+        """The action's kind, as its JSON form names it."""
+        return "place"
 
     def to_json(self) -> dict[str, JSON]:
         """``{"kind": "place", "troop": ..., "base": ...}``"""
@@ -65,7 +71,10 @@ class Place:
 class Skip:
     """Decline the pending optional effect."""
 
-    kind: ClassVar[str] = "skip"
+    @property
+    def kind(self) -> str:
+        """The action's kind, as its JSON form names it."""
+        return "skip"
 
     def to_json(self) -> dict[str, JSON]:
         """``{"kind": "skip"}``"""
@@ -76,7 +85,10 @@ class Skip:
 class Skully:
     """Use Skully's effect: draw 2 (1 when the rack holds 7 or the reserve has 1)."""
 
-    kind: ClassVar[str] = "skully"
+    @property
+    def kind(self) -> str:
+        """The action's kind, as its JSON form names it."""
+        return "skully"
 
     def to_json(self) -> dict[str, JSON]:
         """``{"kind": "skully"}``"""
@@ -87,7 +99,10 @@ class Skully:
 class Star:
     """Use Star's effect: draw 1."""
 
-    kind: ClassVar[str] = "star"
+    @property
+    def kind(self) -> str:
+        """The action's kind, as its JSON form names it."""
+        return "star"
 
     def to_json(self) -> dict[str, JSON]:
         """``{"kind": "star"}``"""
@@ -98,7 +113,10 @@ class Star:
 class Xb42:
     """Use XB-42's effect: a random troop from the opponent's rack is discarded face up."""
 
-    kind: ClassVar[str] = "xb42"
+    @property
+    def kind(self) -> str:
+        """The action's kind, as its JSON form names it."""
+        return "xb42"
 
     def to_json(self) -> dict[str, JSON]:
         """``{"kind": "xb42"}``"""
@@ -109,7 +127,10 @@ class Xb42:
 class Clouds:
     """Use a City of Clouds base: draw 1."""
 
-    kind: ClassVar[str] = "clouds"
+    @property
+    def kind(self) -> str:
+        """The action's kind, as its JSON form names it."""
+        return "clouds"
 
     def to_json(self) -> dict[str, JSON]:
         """``{"kind": "clouds"}``"""
@@ -120,8 +141,12 @@ class Clouds:
 class Jumbo:
     """Use Jumbo's effect: discard the visible enemy troop on base ``target``."""
 
-    kind: ClassVar[str] = "jumbo"
     target: int
+
+    @property
+    def kind(self) -> str:
+        """The action's kind, as its JSON form names it."""
+        return "jumbo"
 
     def to_json(self) -> dict[str, JSON]:
         """``{"kind": "jumbo", "target": base}``"""
@@ -132,8 +157,12 @@ class Jumbo:
 class Castle:
     """Use a Castle Field base: take your visible troop on base ``target`` back to your rack."""
 
-    kind: ClassVar[str] = "castle"
     target: int
+
+    @property
+    def kind(self) -> str:
+        """The action's kind, as its JSON form names it."""
+        return "castle"
 
     def to_json(self) -> dict[str, JSON]:
         """``{"kind": "castle", "target": base}``"""
@@ -144,9 +173,13 @@ class Castle:
 class Volcano:
     """Use a Volcanic Jungle base: move the enemy troop on ``target`` to base ``to``."""
 
-    kind: ClassVar[str] = "volcano"
     target: int
     to: int
+
+    @property
+    def kind(self) -> str:
+        """The action's kind, as its JSON form names it."""
+        return "volcano"
 
     def to_json(self) -> dict[str, JSON]:
         """``{"kind": "volcano", "target": base, "to": base}``"""
@@ -157,8 +190,12 @@ class Volcano:
 class Cemetery:
     """Use a Cursed Cemetery base: take one of your discarded ``troop`` back to your rack."""
 
-    kind: ClassVar[str] = "cemetery"
     troop: str
+
+    @property
+    def kind(self) -> str:
+        """The action's kind, as its JSON form names it."""
+        return "cemetery"
 
     def to_json(self) -> dict[str, JSON]:
         """``{"kind": "cemetery", "troop": kind}``"""

@@ -103,7 +103,7 @@ class Effect:
     def __post_init__(self) -> None:
         assert self.op in _OPS, self.op
         assert self.who in TARGETS, self.who
-        assert self.op != "energy" or self.element in (*ELEMENTS, SCHOOL), self
+        assert self.op != "energy" or self.element in ELEMENTS or self.element == SCHOOL, self
 
     @property
     def text(self) -> str:

@@ -146,7 +146,7 @@ def normalize(params: Mapping[str, JSON], rules: RuleSet) -> dict[str, JSON]:
     if not isinstance(params, Mapping):
         raise InvalidParams(f"params must be an object, got {params!r}")
     for key in params:
-        if key not in (*SEAT_NAMES, "training"):
+        if key not in SEAT_NAMES and key != "training":
             raise InvalidParams(f"unknown parameter {key!r}: the Wyrdstone duel takes A, B and "
                                 "training")
     training = params.get("training", False)

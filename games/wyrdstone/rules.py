@@ -105,8 +105,11 @@ def legal_actions(state: WyrdState) -> list[Action]:
     return actions
 
 
-def check(state: WyrdState, action: Action) -> None:
-    """Raise IllegalAction with the rules' reason unless the acting mage may take ``action``."""
+def check(state: WyrdState, action: object) -> None:
+    """Raise IllegalAction with the rules' reason unless the acting mage may take ``action``.
+
+    ``action`` may be anything (a caller's malformed input): it is refused as InvalidAction
+    here, in both builds (typed ``Action``, the compiled build would raise a TypeError)."""
     if not isinstance(action, Action) or not (
         (action.kind == "cast" and action.scroll in SCROLL_BY_ID and action.rune is None)
         or (action.kind == "rune" and action.rune in RUNE_BY_ID and action.scroll is None)
@@ -186,9 +189,10 @@ def _finish(duel: Duel) -> Outcome | None:
     return result
 
 
-def apply(state: WyrdState, action: Action, rng: Rng) -> WyrdState:
+def apply(state: WyrdState, action: object, rng: Rng) -> WyrdState:
     """The state after the acting mage takes ``action`` (checked first, see ``check``)."""
     check(state, action)
+    assert isinstance(action, Action)  # check refused anything else
     seat = state.seat
     duel = Duel(state, rng)
     if action.kind == "rune":

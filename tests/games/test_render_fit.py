@@ -122,7 +122,7 @@ def test_toy_battle_troops_and_wyrdstone_scrolls_carry_their_text() -> None:
 def test_svgtext_examples() -> None:
     import doctest
 
-    from fairdeal.games import svgtext
+    from ..sources import source_module
 
-    failed, attempted = doctest.testmod(svgtext)
+    failed, attempted = doctest.testmod(source_module("fairdeal.games.svgtext"))
     assert attempted > 0 and failed == 0

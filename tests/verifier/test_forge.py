@@ -9,7 +9,6 @@ import hashlib
 import json
 from pathlib import Path
 
-import fairdeal.verifier.forge
 from fairdeal.verifier import verify_bytes
 from fairdeal.verifier.forge import reseal
 from fairdeal.verifier.keys import SigningKey
@@ -67,6 +66,8 @@ def test_another_key_is_the_signature_checks_to_refuse() -> None:
 
 def test_the_docstring_example_runs(monkeypatch) -> None:
     import doctest
+
+    from ..sources import source_module
     monkeypatch.chdir(ROOT)
-    result = doctest.testmod(fairdeal.verifier.forge)
+    result = doctest.testmod(source_module("fairdeal.verifier.forge"))
     assert result.attempted > 0 and result.failed == 0

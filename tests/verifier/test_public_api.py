@@ -15,12 +15,14 @@ import fairdeal.verifier
 from fairdeal.verifier import FairdealError
 from fairdeal.verifier import errors as errors_module
 
+from ..sources import source_module
+
 ROOT = Path(__file__).parents[2]
 
 
 def test_the_docstring_examples_run(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)  # the example reads fixtures/bundles
-    for module in (fairdeal.verifier, errors_module):
+    for module in (fairdeal.verifier, source_module(errors_module.__name__)):
         result = doctest.testmod(module, raise_on_error=False)
         assert result.attempted > 0 and result.failed == 0, module.__name__
 

@@ -15,19 +15,24 @@ from fairdeal.games.wyrdstone.rules import apply, legal_actions, resign, timeout
 from fairdeal.games.wyrdstone.state import SKIP, Action
 from fairdeal.verifier.rng import RandomStream
 
+from ...sources import source_module
 
-def _trace(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int | None]]:
-    """Record every effect the engine runs, as (operation, source board index)."""
+
+def _trace(monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[str, int | None]], Any]:
+    """Record every effect the engine runs, as (operation, source board index); returns the
+    record and the Duel class to run. That is the engine's source, so the patch is seen in the
+    compiled build too (compiled code calls its own methods directly; docs/compiled.md)."""
     trail: list[tuple[str, int | None]] = []
-    original = Duel.run
+    traced = source_module("fairdeal.games.wyrdstone.engine").Duel
+    original = traced.run
 
     def run(self: Duel, effect: Effect, seat: int, source: int | None = None,
             target: int | None = None) -> None:
         trail.append((effect.op, source))
         original(self, effect, seat, source, target)
 
-    monkeypatch.setattr(Duel, "run", run)
-    return trail
+    monkeypatch.setattr(traced, "run", run)
+    return trail, traced
 
 
 # ---------------------------------------------------------------- the start
@@ -85,8 +90,8 @@ def test_start_of_turn_runs_creatures_left_to_right_then_skills_then_artifacts(
     board = {(0, 4): kit.creature("river-sprite"), (0, 2): kit.creature("salamander"),
              (1, 2): kit.creature("stone-golem"), (1, 4): kit.creature("dryad")}
     a = kit.loadout("fire", skills=("regeneration",), artifacts=("crown-of-tides",))
-    trail = _trace(monkeypatch)
-    duel = Duel(kit.state(board, a=a), kit.stream())
+    trail, traced = _trace(monkeypatch)
+    duel = traced(kit.state(board, a=a), kit.stream())
     duel.start_turn()
     # B's Dryad does not act on A's turn
     assert trail == [("damage", 1), ("heal", 3), ("heal", None), ("energy", None)]
@@ -146,8 +151,8 @@ def test_death_order_own_abilities_other_creatures_skills_artifacts(
     board = {(0, 5): kit.creature("ghoul"), (0, 1): kit.creature("skeleton", health=0),
              (1, 1): kit.creature("stone-golem")}
     a = kit.loadout("death", skills=("vengeance",), artifacts=("death-mask",))
-    trail = _trace(monkeypatch)
-    duel = Duel(kit.state(board, a=a), kit.stream())
+    trail, traced = _trace(monkeypatch)
+    duel = traced(kit.state(board, a=a), kit.stream())
     duel.deaths()
     assert trail == [("damage", 0), ("buff", 4), ("damage", None), ("poison", None)]
     assert duel.health[1] == 36  # Skeleton 2 + Vengeance 2
@@ -157,8 +162,8 @@ def test_creatures_that_fall_together_die_acting_side_first(
         kit: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     board = {(1, 1): kit.creature("skeleton", health=0), (0, 3): kit.creature("skeleton",
                                                                                health=0)}
-    trail = _trace(monkeypatch)
-    duel = Duel(kit.state(board, seat=0), kit.stream())
+    trail, traced = _trace(monkeypatch)
+    duel = traced(kit.state(board, seat=0), kit.stream())
     duel.deaths()
     assert trail == [("damage", 2), ("damage", 5)]
 
