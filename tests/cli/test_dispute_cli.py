@@ -61,6 +61,10 @@ def test_the_web_dispute_page_shows_the_same_step(client: Any, name: str, step: 
     answer = client.post("/upload", data={"pasted": data.decode()})
     assert answer.status_code == 303
     key = re.search(r"/u/([^/?]+)", answer.headers["Location"]).group(1)
+    # the match page's warning links to that step, one past the stepper's last
+    match_page = client.get(f"/u/{key}").get_data(as_text=True)
+    link = re.search(r'id="failing-step-link" href="([^"]+)"', match_page)
+    assert link is not None and link.group(1) == f"/u/{key}/dispute?step={step}"
     page = client.get(f"/u/{key}/dispute?step={step}")
     assert page.status_code == 200
     text = page.get_data(as_text=True)

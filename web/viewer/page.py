@@ -10,6 +10,7 @@ from typing import Any
 from flask import current_app, render_template, request, url_for
 from markupsafe import Markup, escape
 
+from fairdeal.verifier.dispute import DisputeError, dispute_report
 from fairdeal.verifier.keys import InvalidKey, key_id, parse_public_key
 from fairdeal.verifier.protocol import SEAT_SIGNED_TYPES
 
@@ -271,7 +272,21 @@ def _heading_context(match: LoadedMatch) -> dict[str, Any]:
             result_words(result, seats, match.game) if result else (
                 "in play" if match.live else "")),
         "claimed_result": result_words(claimed, seats, match.game) if claimed else None,
+        "failing_step": _failing_step(match),
     }
+
+
+def _failing_step(match: LoadedMatch) -> int | None:
+    """The dispute report's step where a file that does not verify breaks (the event the
+    replay stopped at, one step past the stepper's last), for the warning's link: None for a
+    match that verifies, is in play, or has no report to give."""
+    if match.live or match.report.ok or match.bundle_bytes is None:
+        return None
+    try:
+        step = dispute_report(match.bundle_bytes, 0)["failing_step"]
+    except DisputeError:
+        return None
+    return step if isinstance(step, int) else None
 
 
 def _claimed_result(match: LoadedMatch) -> Any:
