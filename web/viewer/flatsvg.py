@@ -125,7 +125,9 @@ def _inherit(element: ET.Element, style: _Style) -> _Style:
         raise UnsupportedDrawing(f"<{tag}>")
     for name in element.attrib:
         local = name.rpartition("}")[2]
-        if local not in allowed and local not in _INHERITED and local not in ("class", "id"):
+        # data-* attributes only label a part (for the page's scripts): they draw nothing
+        if (local not in allowed and local not in _INHERITED and local not in ("class", "id")
+                and not local.startswith("data-")):
             raise UnsupportedDrawing(f"<{tag} {local}=…>")
     changes: dict[str, object] = {}
     if "fill" in element.attrib:

@@ -48,9 +48,11 @@ def test_a_server_that_deals_seat_a_the_eight_of_hearts_fails_it(fairdeal: Run,
             shutil.copy(path, kept / path.name)
     chosen = sorted(kept.glob("*.json"))
     assert len(chosen) >= 38  # enough deals for the test to run (5 expected per cell)
-    assert all(line.startswith("OK: ") for line in fairdeal(
-        "verify", *map(str, chosen)).stdout.splitlines() if line.strip()
-        and not line.startswith("  ") and not line.startswith("signed"))
+    verified = fairdeal("verify", *map(str, chosen)).stdout.splitlines()
+    # every file OK, and the summary line after them says so
+    assert verified[-1] == f"{len(chosen)} files: {len(chosen)} OK, 0 FAIL"
+    assert all(line.startswith("OK: ") for line in verified[:-1] if line.strip()
+               and not line.startswith("  ") and not line.startswith("signed"))
     report = fairdeal("audit", *map(str, chosen), code=None)
     assert report.exit_code == 1, report.output
     assert _line(report.stdout, "FAIL  deal-position crazy-eights deck")
