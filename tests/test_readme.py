@@ -25,22 +25,30 @@ def _block(heading: str) -> str:
     return found.group(1)
 
 
-def test_using_it_runs_as_written(tmp_path: Path) -> None:
+#: a failing line ends a block's script: the trap stops the server it may have left running
+_PROLOGUE = "set -euo pipefail\nset -m\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n"
+
+
+def _fresh_folder(tmp_path: Path) -> tuple[dict[str, str], int]:
+    """A fresh folder with the README's .venv/bin/fairdeal and nothing else of ours, and the
+    environment a block runs in there: a data folder of its own and a free port instead of
+    5000 (tests run side by side)."""
     fairdeal = Path(sys.executable).with_name("fairdeal")
     if not fairdeal.exists():
         pytest.skip("the fairdeal command is not installed beside this Python (make install)")
-    # the fresh folder has the README's .venv/bin/fairdeal, and nothing else of ours
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
     (tmp_path / ".venv" / "bin" / "fairdeal").symlink_to(fairdeal)
     port = free_port()
     env = {name: value for name, value in os.environ.items()
            if not name.startswith("FAIRDEAL_")}
-    # a data folder of its own, and a free port instead of 5000 (tests run side by side)
     env.update(FAIRDEAL_DATA_DIR=str(tmp_path / "data"), FAIRDEAL_PORT=str(port),
                FAIRDEAL_SERVER=f"http://127.0.0.1:{port}")
-    # a failing line ends the script: the trap stops the server it may have left running
-    script = ("set -euo pipefail\nset -m\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n"
-              + _block("## Using it"))
+    return env, port
+
+
+def test_using_it_runs_as_written(tmp_path: Path) -> None:
+    env, _ = _fresh_folder(tmp_path)
+    script = _PROLOGUE + _block("## Using it")
     result = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True,
                             text=True, timeout=900)
     out = result.stdout
@@ -77,20 +85,10 @@ def test_the_tamper_example_fails_every_file_and_only_bundles() -> None:
 def test_the_transparency_log_block_runs_as_written(tmp_path: Path) -> None:
     """The log block in a fresh folder, as written: the only change is the server's port (a
     free one instead of 5000, since tests run side by side)."""
-    fairdeal = Path(sys.executable).with_name("fairdeal")
-    if not fairdeal.exists():
-        pytest.skip("the fairdeal command is not installed beside this Python (make install)")
-    (tmp_path / ".venv" / "bin").mkdir(parents=True)
-    (tmp_path / ".venv" / "bin" / "fairdeal").symlink_to(fairdeal)
-    port = free_port()
-    env = {name: value for name, value in os.environ.items()
-           if not name.startswith("FAIRDEAL_")}
-    env.update(FAIRDEAL_DATA_DIR=str(tmp_path / "data"), FAIRDEAL_PORT=str(port),
-               FAIRDEAL_SERVER=f"http://127.0.0.1:{port}")
+    env, port = _fresh_folder(tmp_path)
     block = _block("The transparency log: every match")
     assert block.count("http://127.0.0.1:5000") == 4
-    script = ("set -euo pipefail\nset -m\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n"
-              + block.replace("http://127.0.0.1:5000", f"http://127.0.0.1:{port}"))
+    script = _PROLOGUE + block.replace("http://127.0.0.1:5000", f"http://127.0.0.1:{port}")
     result = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True,
                             text=True, timeout=600)
     out, err = result.stdout, result.stderr

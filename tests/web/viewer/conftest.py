@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -94,3 +95,25 @@ def helpers() -> Any:
     h.tamper_move = tamper_move  # type: ignore[attr-defined]
     h.SERVER_KEY = SERVER_KEY  # type: ignore[attr-defined]
     return h
+
+
+# --- the browser tests' Chromium (one per module) and a desktop page that fails its test on any
+# JavaScript error; a module that needs another (a phone's, a second profile) defines its own
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from .browsing import chromium
+
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture()
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
+    context.close()
+    assert not errors, f"JavaScript errors: {errors}"

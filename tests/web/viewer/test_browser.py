@@ -18,7 +18,7 @@ import pytest
 
 from fairdeal.verifier.report import CHECKS, OPTIONAL_CHECKS
 
-from .browsing import NEEDS_CHROMIUM, SHOTS, chromium, serving
+from .browsing import NEEDS_CHROMIUM, SHOTS, serving
 
 pytestmark = NEEDS_CHROMIUM
 
@@ -74,23 +74,6 @@ def server(bundle_dir: Path) -> Iterator[str]:
     store.add_live(json.loads(unfinished.read_bytes())["events"][:9])
     with serving(create_viewer_app(store)) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture()
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    yield tab
-    context.close()
-    assert not errors, f"JavaScript errors: {errors}"
 
 
 def _shot(page: Any, name: str) -> None:

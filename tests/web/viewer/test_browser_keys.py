@@ -19,7 +19,7 @@ from fairdeal.verifier.keys import SigningKey
 from fairdeal.web.app import create_app
 
 from ...keyed import ANN, BOB, EVE, keyed_match
-from .browsing import NEEDS_CHROMIUM, SHOTS, chromium, serving
+from .browsing import NEEDS_CHROMIUM, SHOTS, serving
 
 pytestmark = NEEDS_CHROMIUM
 
@@ -39,23 +39,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Ledger
     with serving(app) as url:
         yield url, ledger, ids
     engine.dispose()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture()
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    yield tab
-    context.close()
-    assert not errors, f"JavaScript errors: {errors}"
 
 
 def test_a_seat_links_to_its_keys_page(page: Any, site: tuple[str, Ledger, list[str]]) -> None:
