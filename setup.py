@@ -10,8 +10,9 @@ land where the import system finds them for a normal install and for an editable
 
 The compiled build is the default: every install (``pip install .``, ``make install``) compiles
 the modules in COMPILED when a C compiler is there. Nothing is compiled, and the install is the
-pure-Python one, when ``FAIRDEAL_PURE=1`` is set, when mypyc cannot be imported or when there is
-no working C compiler; one line says which. ``fairdeal --version`` says which build is running.
+pure-Python one, when ``FAIRDEAL_PURE=1`` is set, when mypyc cannot be imported or fails, when
+there is no C compiler or when the C compile fails; one line says which. ``fairdeal --version``
+says which build is running.
 """
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
+
+try:
+    from setuptools.command.bdist_wheel import bdist_wheel
+except ImportError:  # setuptools before 70 (pyproject.toml asks for 77, an old venv may not)
+    from wheel.bdist_wheel import bdist_wheel
 
 ROOT = Path(__file__).resolve().parent
 #: where mypyc reads the sources from (links) and writes its C
@@ -163,24 +169,74 @@ def extensions() -> list[object]:
     # mypy resolves fairdeal.* from the link tree, the way `make lint` runs it
     os.environ["MYPYPATH"] = str(LINKS)
     started = time.monotonic()
-    built = mypycify(
-        ["--explicit-package-bases", "--namespace-packages", *paths],
-        group_name=GROUP_NAME,
-        target_dir=str(C_DIR),
-        opt_level=OPT_LEVEL,
-    )
+    try:
+        built = mypycify(
+            ["--explicit-package-bases", "--namespace-packages", *paths],
+            group_name=GROUP_NAME,
+            target_dir=str(C_DIR),
+            opt_level=OPT_LEVEL,
+        )
+    except (Exception, SystemExit) as error:  # mypyc exits on a type error it finds
+        return pure(f"mypyc failed ({one_line(error)})")
     say(f"mypyc wrote the C in {time.monotonic() - started:.0f} s; the C compiler runs next")
     return list(built)
 
 
+def one_line(error: BaseException) -> str:
+    """An exception in a few words: its last non-empty line, a command's argument list (the
+    compiler's, hundreds of characters of flags) shortened to the program's name."""
+    import re
+
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    text = lines[-1] if lines else type(error).__name__
+    text = re.sub(r"""'\[['"]([^'"]+)['"][^\]]*\]'""",
+                  lambda match: Path(match.group(1)).name, text)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
 class TimedBuildExt(build_ext):
-    """build_ext that says how long the C compiler took (the figures in docs/compiled.md)."""
+    """build_ext that says how long the C compiler took (the figures in docs/compiled.md), and
+    falls back to the pure build when the C compiler fails: the modules are the same source, so
+    the install goes on without their extensions, as it does without a compiler."""
+
+    #: set when the compile failed: bdist_wheel then tags the wheel pure
+    fell_back = False
 
     def run(self) -> None:
         started = time.monotonic()
-        super().run()
+        try:
+            super().run()
+        except Exception as error:  # CompileError, LinkError, a compiler that cannot start
+            self.fall_back(error)
+            return
         if self.extensions:
             say(f"the C compiler took {time.monotonic() - started:.0f} s")
 
+    def fall_back(self, error: Exception) -> None:
+        """Drop the extensions, and any of them the failed build left, and say so."""
+        for extension in self.extensions:
+            built = Path(self.get_ext_fullpath(extension.name))
+            if built.exists():
+                built.unlink()
+        self.extensions = []
+        self.distribution.ext_modules = []
+        TimedBuildExt.fell_back = True
+        decided(f"the C compile failed ({one_line(error)}), so the pure-Python build "
+                "(nothing compiled)")
+        remove_compiled()
 
-setup(ext_modules=extensions(), cmdclass={"build_ext": TimedBuildExt})
+
+class PureWhenFallenBack(bdist_wheel):
+    """bdist_wheel that builds first, so a compile that fell back makes a pure wheel
+    (py3-none-any, Root-Is-Purelib) rather than one tagged for this platform."""
+
+    def run(self) -> None:
+        if not self.skip_build:
+            self.run_command("build")
+        if TimedBuildExt.fell_back:
+            self.root_is_pure = True
+        super().run()
+
+
+setup(ext_modules=extensions(),
+      cmdclass={"build_ext": TimedBuildExt, "bdist_wheel": PureWhenFallenBack})
