@@ -201,6 +201,8 @@ class TimedBuildExt(build_ext):
 
     #: set when the compile failed: bdist_wheel then tags the wheel pure
     fell_back = False
+    #: set once the compile time was said (the second run finds everything up to date)
+    timed = False
 
     def run(self) -> None:
         started = time.monotonic()
@@ -209,7 +211,8 @@ class TimedBuildExt(build_ext):
         except Exception as error:  # CompileError, LinkError, a compiler that cannot start
             self.fall_back(error)
             return
-        if self.extensions:
+        if self.extensions and not TimedBuildExt.timed:  # a wheel's build runs it twice
+            TimedBuildExt.timed = True
             say(f"the C compiler took {time.monotonic() - started:.0f} s")
 
     def fall_back(self, error: Exception) -> None:
@@ -232,6 +235,11 @@ class PureWhenFallenBack(bdist_wheel):
 
     def run(self) -> None:
         if not self.skip_build:
+            # set up as bdist_wheel's own run does, which then finds the build done
+            build_scripts = self.reinitialize_command("build_scripts")
+            build_scripts.executable = "python"
+            build_scripts.force = True
+            self.reinitialize_command("build_ext").inplace = False
             self.run_command("build")
         if TimedBuildExt.fell_back:
             self.root_is_pure = True
