@@ -163,6 +163,29 @@ def main() -> None:
         audit_big(files, args.big)
 
 
+def alternating_rates(files: list[bytes], events: int, games: list[str], plies: int,
+                      runs: int) -> tuple[list[float], list[float], list[float]]:
+    """``runs`` rounds of verifying every file, then python-chess replaying ``games``, in turn
+    so both see the same load: our events and their plies per CPU-second (CPU time of this
+    process: on a shared machine the wall clock mostly measures the others), and each
+    round's ratio."""
+    ours: list[float] = []
+    theirs: list[float] = []
+    ratios: list[float] = []
+    for _ in range(runs):
+        start = time.process_time()
+        for data in files:
+            assert verify_bytes(data).ok
+        verify_s = time.process_time() - start
+        start = time.process_time()
+        chess_replay(games)
+        chess_s = time.process_time() - start
+        ours.append(events / verify_s)
+        theirs.append(plies / chess_s)
+        ratios.append(ours[-1] / theirs[-1])
+    return ours, theirs, ratios
+
+
 def against_chess(files: list[tuple[str, bytes]], events: int,
                   runs: int) -> tuple[float, float]:
     """Verification against python-chess, interleaved so both see the same load; prints the
@@ -170,19 +193,8 @@ def against_chess(files: list[tuple[str, bytes]], events: int,
     CPU-second)."""
     games = chess_games(200)
     plies = chess_replay(games)
-    # CPU time of this process: on a shared machine the wall clock mostly measures the others
-    ratios, ours, theirs = [], [], []
-    for _ in range(runs):
-        start = time.process_time()
-        for _, data in files:
-            verify_bytes(data)
-        verify_s = time.process_time() - start
-        start = time.process_time()
-        chess_replay(games)
-        chess_s = time.process_time() - start
-        ours.append(events / verify_s)
-        theirs.append(plies / chess_s)
-        ratios.append((events / verify_s) / (plies / chess_s))
+    ours, theirs, ratios = alternating_rates([data for _, data in files], events, games, plies,
+                                             runs)
     print(f"  verification: {statistics.median(ours):,.0f} events per CPU-second; python-chess "
           f"PGN replay with legality: {statistics.median(theirs):,.0f} plies per CPU-second "
           f"({len(games)} random games, {plies} plies); ratio {statistics.median(ratios):.2f} "

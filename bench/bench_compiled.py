@@ -25,29 +25,17 @@ BENCH = Path(__file__).resolve().parent
 
 #: one build's measurement: JSON with the ratios and the rates
 MEASURE = """
-import json, statistics, sys, time
+import json, statistics, sys
 sys.path.insert(0, sys.argv[1])
-from bench_audit import chess_games, chess_replay, corpus
+from bench_audit import alternating_rates, chess_games, chess_replay, corpus
 from fairdeal.games.compiled import build_name
-from fairdeal.verifier.verify import verify_bytes
 
 matches, runs = int(sys.argv[2]), int(sys.argv[3])
 files = [data for _, data in corpus(matches)]
 events = sum(len(json.loads(data)["events"]) for data in files)
 games = chess_games(200)
 plies = chess_replay(games)
-ratios, ours, theirs = [], [], []
-for _ in range(runs):
-    start = time.process_time()
-    for data in files:
-        assert verify_bytes(data).ok
-    verify_s = time.process_time() - start
-    start = time.process_time()
-    chess_replay(games)
-    chess_s = time.process_time() - start
-    ours.append(events / verify_s)
-    theirs.append(plies / chess_s)
-    ratios.append(ours[-1] / theirs[-1])
+ours, theirs, ratios = alternating_rates(files, events, games, plies, runs)
 print(json.dumps({"build": build_name(), "ratio": statistics.median(ratios),
                   "events_per_s": statistics.median(ours),
                   "plies_per_s": statistics.median(theirs), "events": events}))
