@@ -67,9 +67,12 @@ demo: $(STAMP)
 ## The browser tests need the Pyodide runtime, so it is fetched first when npm can; without npm
 ## or its registry they are skipped, saying why (.ci/run installs npm and requires them:
 ## FAIRDEAL_REQUIRE_BROWSER=1).
+## Both runs spread over TEST_WORKERS processes (pytest-xdist; 2 = CI's cores), each test
+## handed to whichever is free (worksteal): the slowest tests take minutes alone.
+TEST_WORKERS ?= 2
 test: $(STAMP) browser-runtime
-	$(BIN)/pytest -q
-	FAIRDEAL_PURE=1 $(BIN)/pytest -q -p no:cacheprovider tests/verifier
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist worksteal
+	FAIRDEAL_PURE=1 $(BIN)/pytest -q -n $(TEST_WORKERS) --dist worksteal -p no:cacheprovider tests/verifier
 
 ## The Pyodide runtime if this machine can fetch it; if not, one line says why and what is lost.
 browser-runtime: $(STAMP)

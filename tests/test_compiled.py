@@ -25,7 +25,7 @@ FIXTURES = ROOT / "fixtures"
 #: the committed bundles of every kind the verifier meets
 FIXTURE_FOLDERS = ("bundles/honest", "bundles/tampered", "bundles/v1", "hostile/bundles")
 #: simulated matches per game and build (the bench runs thousands: bench/bench_compiled.py)
-MATCHES = 8
+MATCHES = 4
 
 
 def run(args: list[str], pure: bool, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -156,7 +156,7 @@ def bundle_id(path: Path) -> str:
 
 
 #: simulated matches of every game in the deep comparison, per build: a few in the suite's
-#: run (the eight above through the command line besides), thousands in ``make compiled-test``
+#: run (the four above through the command line besides), thousands in ``make compiled-test``
 #: (FAIRDEAL_DIFF_MATCHES=1000)
 DEEP_MATCHES = int(os.environ.get("FAIRDEAL_DIFF_MATCHES", "25"))
 
