@@ -352,7 +352,8 @@ def test_swiss_properties(tournament: tuple[int, int, int, bool]) -> None:
     """Over random fields, results and withdrawals, every round: each active player is paired
     once or has the bye, no withdrawn player is; no rematch; one bye a player at most, and only
     in an odd field; seats never more than 2 apart, nor the same three times running; the same
-    input in another order pairs the same; and PairingImpossible only when an independent matching finds no pairing either."""
+    input in another order pairs the same; and PairingImpossible only when an independent
+    matching finds no pairing either."""
     count, rounds, seed, withdrawals = tournament
     rng = random.Random(seed)
     field = _field(count, str(seed))
