@@ -18,6 +18,7 @@ from fairdeal.verifier.tournament.pairing import (
     CHUNK,
     PairingImpossible,
     berger_table,
+    check_rounds,
     lot_order,
     pair_round,
     pair_swiss,
@@ -243,6 +244,16 @@ def test_a_round_too_many_is_impossible_and_says_which() -> None:
         pair_swiss(field, 4, history, Points())
     assert error.value.round == 4
     assert isinstance(error.value, ValueError)
+
+
+def test_a_swiss_header_asking_too_many_rounds_is_refused_at_start() -> None:
+    check_rounds("swiss", 4, 3)
+    check_rounds("round-robin", 4, 2)
+    with pytest.raises(ValueError, match="a Swiss of 4 players can have at most 3 rounds"
+                                         " without a rematch, not 4"):
+        check_rounds("swiss", 4, 4)
+    with pytest.raises(ValueError, match="at least 2 players, it has 1"):
+        check_rounds("round-robin", 1, 1)
 
 
 def test_withdrawn_players_are_not_paired() -> None:
