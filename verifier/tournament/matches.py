@@ -101,6 +101,9 @@ class MatchChecks:
                        f"{match.failure}")
         bundle = Bundle.from_bytes(data)
         genesis = bundle.genesis
+        if len(genesis["seats"]) != 2:
+            raise fail("matches", naming, f"match {match_id} has {len(genesis['seats'])} "
+                       "seats: a tournament's match is played by the table's two players")
         if genesis["match_id"] != match_id:
             raise fail("matches", naming, f"the file of match {match_id} holds match "
                        f"{genesis['match_id']}: a match was swapped for another")
