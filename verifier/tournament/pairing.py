@@ -18,7 +18,7 @@ from .model import Field, History, Pairing, Points, Round
 from .primitives import TournamentTag, lot
 from .standings import scores
 
-__all__ = ["CHUNK", "SWISS", "PairingImpossible", "berger_table", "lot_order",
+__all__ = ["CHUNK", "SWISS", "PairingImpossible", "berger_table", "check_rounds", "lot_order",
            "pair_round", "pair_swiss", "total_rounds"]
 
 
@@ -54,6 +54,18 @@ def total_rounds(system: str, players: int, rounds: int) -> int:
     if system == "round-robin":
         return (players - 1 + players % 2) * rounds
     return rounds
+
+
+def check_rounds(system: str, players: int, rounds: int) -> None:
+    """Refuse, at ``start``, a field too small for its header (``ValueError`` saying why): a
+    tournament needs two players, and a Swiss of n players at most n-1 rounds — after n-1
+    rounds everyone has met everyone, so the next could only be a rematch. (A Swiss can run out
+    of pairings before that; ``pair_swiss`` then raises ``PairingImpossible``.)"""
+    if players < 2:
+        raise ValueError(f"a tournament needs at least 2 players, it has {players}")
+    if system == "swiss" and rounds > players - 1:
+        raise ValueError(f"a Swiss of {players} players can have at most {players - 1} rounds"
+                         f" without a rematch, not {rounds}")
 
 
 def pair_round(system: str, field: Field, number: int, history: History,
@@ -193,6 +205,8 @@ def _weights(group: list[str], swiss: _Swiss, strict: bool) -> list[tuple[int, i
     would deny an absolute wish is none either.
     """
     size = len(group)
+    if size < 2:
+        return []
     points = [swiss.score[player] for player in group]
     spread = (max(points) - min(points)) ** 2
     pairs = size // 2 + 1  # more than a matching's edges
