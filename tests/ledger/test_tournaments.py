@@ -19,7 +19,7 @@ from fairdeal.verifier.logscan import LogScan
 from fairdeal.verifier.tournament.events import validate_event
 from fairdeal.verifier.tournament.primitives import ZERO_HASH, commitment, event_hash
 
-from ..tournament_play import ARBITER, Player, play_match, play_round, register, registered
+from ..tournament_play import ARBITER, Player, play_round, register, registered
 
 
 @pytest.fixture
