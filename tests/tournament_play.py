@@ -75,8 +75,9 @@ def _seat_fields(ledger: Ledger, match_id: str, token: str, seat: int, key: Sign
 
 def play_match(ledger: Ledger, match_id: str, seats: Sequence[Player], moves: int = 6,
                loser: int = 1) -> None:
-    """Both seats decline their seeds (signed; unless play has started), play up to ``moves`` legal moves between them
-    (the first legal action each time), then seat ``loser`` resigns: the match is sealed."""
+    """Both seats decline their seeds (signed; unless play has started), play up to
+    ``moves`` legal moves between them (the first legal action each time), then seat
+    ``loser`` resigns: the match is sealed."""
     for seat, player in enumerate(seats):
         if ledger.seat_view(match_id, player.token)["started"]:
             break  # the seeds are in already (a game begun elsewhere)
