@@ -141,7 +141,10 @@ class MatchChecks:
                       "match or a withdrawal")
 
     def _read_off(self, event: Mapping[str, Any], table: Table) -> None:
-        bundle = self.verified[event["match_id"]]
+        bundle = self.verified.get(event["match_id"])
+        if bundle is None:  # the log calls the same match a forfeit elsewhere
+            raise fail("results", event, f"match {event['match_id']} is said to be played "
+                       "here and forfeited elsewhere in the log")
         last = bundle.events[-1]
         winner = last["result"]["winner"]
         truth = table.seats[winner] if winner is not None else None
