@@ -277,9 +277,13 @@ class MatchChecks:
     def standings(self, report: TournamentReport) -> None:
         """The final standings are the ones the counted results give."""
         final = self.events[-1]
-        computed = standings_json(standings(self.state.field(self.seed), self.state.history(),
-                                            header_points(self.header),
-                                            self.header["tiebreaks"]))
+        try:
+            computed = standings_json(standings(
+                self.state.field(self.seed), self.state.history(), header_points(self.header),
+                self.header["tiebreaks"]))
+        except ValueError as e:
+            raise fail("standings", final, f"the standings cannot be computed from the "
+                       f"counted results: {e}") from None
         stated = final["standings"]
         for index, (mine, theirs) in enumerate(zip(stated, computed, strict=False)):
             if mine != theirs:

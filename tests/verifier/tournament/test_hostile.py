@@ -35,8 +35,17 @@ def _fails(make: ModuleType, export: dict[str, Any], what: str) -> None:
     assert report.failure is not None and report.failure.check in NAMES, what
 
 
-def test_every_field_of_every_event_made_hostile_fails_a_check(make: ModuleType,
-                                                              base: dict[str, Any]) -> None:
+@pytest.fixture(scope="module")
+def swiss(make: ModuleType) -> dict[str, Any]:
+    """A Swiss, whose pairings (unlike a round-robin's) read the results: a hostile result
+    reaches the pairing and the standings code."""
+    return make.play(make.Plan("hostile-swiss", "swiss", 5, rounds=3, game="toybattle"))
+
+
+@pytest.mark.parametrize("which", ["round-robin", "swiss"])
+def test_every_field_of_every_event_made_hostile_fails_a_check(
+        make: ModuleType, base: dict[str, Any], swiss: dict[str, Any], which: str) -> None:
+    base = base if which == "round-robin" else swiss
     events = base["tournament"]["events"]
     for index, event in enumerate(events):
         for field in event:
