@@ -198,3 +198,23 @@ def test_a_server_and_a_player_who_rule_for_themselves_are_caught_by_rulings(
     ruling["decision"] = {"kind": "result-changed", "winner": player.key_id}
     make.reseal(cheat["tournament"], resign={ruling["seq"]: player})
     refused(run(make, cheat), "rulings", "not signed by the tournament's arbiter")
+
+
+def test_every_test_and_fixture_docs_guarantees_names_for_tournaments_exists() -> None:
+    """docs/guarantees.md's TN rows name tests of this file (C) and tampered fixtures (F):
+    each must be there, so the table cannot drift from what is tested."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).parents[3]
+    text = (root / "docs" / "guarantees.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| TN")]
+    assert len(rows) >= 10
+    names = set(globals())
+    fixtures = {p.stem for p in (root / "fixtures" / "tournaments" / "tampered").glob("*.zip")}
+    for row in rows:
+        for test in re.findall(r"`(test_[a-z0-9_]+)`", row):
+            assert test in names, f"{row[:6]}: no test {test}"
+        for cell in re.findall(r"F ((?:`[a-z-]+`(?:, )?)+)", row):
+            for fixture in re.findall(r"`([a-z-]+)`", cell):
+                assert fixture in fixtures, f"{row[:6]}: no fixture {fixture}"
