@@ -111,7 +111,7 @@ class PairingImpossible(ValueError):
 #: the Swiss's name and version, part of what the verifier re-derives
 SWISS: Final = "fairdeal-swiss/1"
 #: players per half of one matching: a bracket is matched in chunks of at most 2·CHUNK
-CHUNK: Final = 12
+CHUNK: Final = 8
 #: a seat wish's strengths: none, mild (alternation), strong (one game off), absolute
 _NONE, _MILD, _STRONG, _ABSOLUTE = 0, 1, 2, 3
 
@@ -362,7 +362,7 @@ def pair_swiss(field: Field, number: int, history: History, points: Points) -> R
        ``PairingImpossible``. A player never has two byes.
     5. Stage 1, brackets: the players in rank order are cut into score brackets; from the top,
        a bracket together with the players floated into it (they rank above it) is cut into
-       chunks (``_chunks``: the k-th 12 of its top half S1 with the k-th 12 of its bottom half
+       chunks (``_chunks``: the k-th 8 of its top half S1 with the k-th 8 of its bottom half
        S2) and each chunk, with the players left over from the chunk before, is paired by one
        maximum-weight matching of maximum cardinality (``_weights`` defines the weights: the
        highest-ranked paired first, then the smallest squared score differences, then the seat
