@@ -88,6 +88,17 @@ def _proofs(log: dict[str, Any], count: int) -> list[tuple[str, TlogProof]]:
 
 
 def _same_tree(checkpoint: Checkpoint, mine: Checkpoint) -> None:
-    if (checkpoint.size, checkpoint.root) != (mine.size, mine.root):
-        raise TournamentCheckFailed("log", f"the proofs are against {checkpoint.describe()}, "
-                                    f"not the trusted checkpoint's {mine.describe()}")
+    """(3): the proofs' checkpoint is the very tree of the one the user trusts (as a match's,
+    logcheck.py: a tree of another size needs proofs against it, the same size with another
+    root is a fork)."""
+    if mine.size != checkpoint.size:
+        raise TournamentCheckFailed("log", f"the tournament's proofs are against tree size "
+                                    f"{checkpoint.size}, not the trusted checkpoint's size "
+                                    f"{mine.size} (not the trusted checkpoint's tree): "
+                                    "export it again against that checkpoint, or check it "
+                                    "online with `fairdeal log monitor`")
+    if mine.root != checkpoint.root:
+        raise TournamentCheckFailed("log", f"the log forked: the trusted checkpoint "
+                                    f"({mine.describe()}) and the tournament's "
+                                    f"({checkpoint.describe()}) have one size and different "
+                                    "roots")
