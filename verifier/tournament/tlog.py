@@ -41,8 +41,8 @@ def check_tournament_log(bundle: TournamentBundle, hashes: Sequence[str],
         checkpoint = read_checkpoint(notes.pop(), server_public)
         mine = None if trusted is None else read_checkpoint(trusted, server_public,
                                                             checkpoint.origin)
-    except VerificationError as e:
-        raise TournamentCheckFailed("log", e.reason) from None
+    except VerificationError as bad_checkpoint:
+        raise TournamentCheckFailed("log", bad_checkpoint.reason) from None
     for (what, proof), leaf in zip(proofs, leaves, strict=True):
         try:
             verify_inclusion(leaf_hash(leaf), proof.index, checkpoint.size, proof.hashes,
