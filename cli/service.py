@@ -334,6 +334,7 @@ def play(server: str, game: str | None, count: int, concurrency: int, seed: int 
     from fairdeal.client import ApiClient, ApiError, TamperDetected, play_matches
 
     trusted_key = checked_key(trusted_key, "--trusted-key")
+    folder = make_folder(receipts_dir) if receipts_dir else None
     if tournament_id is not None:
         from .tournament_play import play_tournament_command
 
@@ -345,7 +346,6 @@ def play(server: str, game: str | None, count: int, concurrency: int, seed: int 
         raise click.UsageError("play needs --game GAME (or --tournament TOURNAMENT)")
     if keys_dir or organiser_token_file:
         raise click.UsageError("--keys and --organiser-token-file go with --tournament")
-    folder = make_folder(receipts_dir) if receipts_dir else None
 
     if pace >= turn_limit:
         raise click.BadParameter(f"a bot thinking {pace} s would run out of its {turn_limit} s "

@@ -146,6 +146,7 @@ def create(name: str, game: str, params: tuple[str, ...], system: str, rounds: i
                 "seating_ms": None if seating is None else seating * 1000}
     fields.update({key: value for key, value in optional.items() if value is not None})
     with talking_to(server) as tournaments:
+        tournaments.api.wait_until_up(10.0, interval=0.2)  # a server started a moment ago
         created = tournaments.create(fields)
         if token_file:
             write_secret(Path(token_file), created["organiser_token"].encode() + b"\n")

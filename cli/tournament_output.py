@@ -73,9 +73,10 @@ def print_status(shown: Mapping[str, Any], server: str) -> None:
     site = server.rstrip("/").removesuffix("/api/v1")
     names = {player["player"]: player["name"] for player in shown.get("players") or []}
     rounds = shown.get("rounds") or []
+    total = shown.get("total_rounds") or header.get("rounds")
     click.echo(f"{shown['id']}  {shown.get('name')!r}  {shown['status']}  "
-               f"{header.get('system')} {header.get('game')}, round {len(rounds)}"
-               f"/{header.get('rounds')}  {site}/t/{shown['id']}")
+               f"{header.get('system')} {header.get('game')}, round {len(rounds)}/{total}"
+               f"  {site}/t/{shown['id']}")
     click.echo(f"players ({len(names)}): " + ", ".join(
         f"{name} ({player})" for player, name in names.items()))
     for round_ in rounds:
@@ -103,8 +104,10 @@ def latest_match_of(shown: Mapping[str, Any], player: str) -> str:
     no ``--match`` is given); a click error when it has played none yet."""
     for round_ in reversed(shown.get("rounds") or []):
         for pairing in round_.get("pairings") or []:
-            if player in pairing["seats"] and pairing.get("result") is not None:
-                return str(pairing["match_id"])
+            result = pairing.get("result")
+            if player in pairing["seats"] and result is not None \
+                    and result.get("outcome", "match") == "match":
+                return str(result.get("match_id") or pairing["match_id"])
     raise click.ClickException(f"player {player} has no ended match in {shown.get('id')} "
                                "to dispute yet")
 

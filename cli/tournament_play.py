@@ -88,6 +88,7 @@ def play_tournament_command(server: str, tournament_id: str, count: int, *,
     receipts_folder = make_folder(receipts_dir) if receipts_dir else None
     site = server.rstrip("/").removesuffix("/api/v1")
     with talking_to(server) as tournaments:
+        tournaments.api.wait_until_up(10.0, interval=0.2)  # a server started a moment ago
         shown = tournaments.get(tournament_id)
         played = shown["header"]["game"]
         if game is not None and game.lower() != played:

@@ -23,14 +23,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from fairdeal.verifier.dispute import dispute_report
 from fairdeal.verifier.keys import InvalidKey, SigningKey
-from fairdeal.verifier.tournament.primitives import report_hash, signed_message
+from fairdeal.verifier.tournament.disputes import dispute_report_hash
+from fairdeal.verifier.tournament.primitives import signed_message
 
 from .api import ApiClient, ApiError
 
 __all__ = ["TOURNAMENT_ID", "KeyFileError", "TournamentClient", "checked_tournament_id",
-           "create_key_file", "dispute_report_hash", "load_key_file", "read_token",
+           "create_key_file", "load_key_file", "read_token",
            "write_secret"]
 
 #: docs/tournaments.md §2: what a tournament id may be; it goes into URL paths, so it is
@@ -94,13 +94,6 @@ def read_token(path: Path) -> str:
     return token
 
 
-def dispute_report_hash(bundle: bytes, step: int) -> str:
-    """The ``report`` a dispute signs (docs/tournaments.md §2): the hash of the dispute report
-    of ``step`` of the sealed match ``bundle``, computed from the bundle alone, as the server
-    and the verifier compute it. DisputeError for a step the match does not have."""
-    return report_hash(dispute_report(bundle, step))
-
-
 class TournamentClient:
     """The tournament routes of one server, each a method named for what it does.
 
@@ -146,6 +139,18 @@ class TournamentClient:
         if not body.startswith(b"PK"):
             raise ApiError(status, "not-a-zip", "the server's export is not a zip file")
         return body
+
+    def seat_keys(self, tournament_id: str, match_id: str) -> list[str]:
+        """The registered keys of the two players paired in ``match_id``, seat 0 first; a
+        ValueError when the tournament pairs no such match."""
+        shown = self.get(tournament_id)
+        keys = {player["player"]: player["public_key"] for player in shown["players"]}
+        for round_ in shown["rounds"]:
+            for pairing in round_["pairings"]:
+                # a table whose replay was ordered lists every match it played
+                if match_id in (pairing.get("matches") or [pairing.get("match_id")]):
+                    return [keys[seat] for seat in pairing["seats"]]
+        raise ValueError(f"tournament {tournament_id} pairs no match {match_id}")
 
     def match_bundle(self, match_id: str) -> bytes:
         """A sealed match's bundle (what a dispute's report is computed from)."""
@@ -211,9 +216,12 @@ class TournamentClient:
                 match_id: str, step: int, text: str,
                 receipts: Any = None) -> dict[str, Any]:
         """File a dispute on step ``step`` of the player's sealed match ``match_id``, with the
-        player's receipts of it as evidence; the report hash is computed here, from the
-        match's sealed bundle, and signed with the rest."""
-        report = dispute_report_hash(self.match_bundle(match_id), step)
+        player's receipts of it as evidence; the report hash is computed here, as the server
+        and the verifier compute it (``verifier.tournament.disputes``): from the match's sealed
+        bundle with both players' registered keys pinned as its seats' keys, and signed with
+        the rest. DisputeError for a step the match does not have."""
+        report = dispute_report_hash(self.match_bundle(match_id), step,
+                                     self.seat_keys(tournament_id, match_id))
 
         def fields_at(tournament: dict[str, Any]) -> dict[str, Any]:
             # the dispute's number is its place among those filed so far, as just read
