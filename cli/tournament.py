@@ -62,10 +62,12 @@ def keys_new(key_file: str) -> None:
 
 
 @keys.command(name="public")
-@click.argument("key_file", type=click.Path(dir_okay=False))
-def keys_public(key_file: str) -> None:
-    """Print the public key (ed25519:HEX) of a key file."""
-    click.echo(key_of(key_file).public_text)
+@click.argument("key_files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+def keys_public(key_files: tuple[str, ...]) -> None:
+    """Print the public key (ed25519:HEX) of each key file, one a line (what `verify
+    --player-key` and `--arbiter-key` take)."""
+    for key_file in key_files:
+        click.echo(key_of(key_file).public_text)
 
 
 @cli.group()
