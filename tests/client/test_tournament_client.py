@@ -101,6 +101,7 @@ def test_bots_play_a_paired_match_with_their_tournament_keys_and_it_counts(
     tournament_id = str(organiser["id"])
     bots = enter_bots(client, tournament_id, 2, random.Random(3))
     client.start(tournament_id, str(organiser["organiser_token"]))
+    client.pair(tournament_id, str(organiser["organiser_token"]))
     pairing = client.get(tournament_id)["rounds"][0]["pairings"][0]
     by_id = {bot.player: bot for bot in bots}
     seats = [by_id[seat] for seat in pairing["seats"]]
