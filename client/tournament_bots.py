@@ -6,8 +6,8 @@ keys as its seat keys and each player's token as its seat token, so each match i
 client/bots.py's driver (``BotMatch``) from its seeds on: every seed and move signed with the
 seat's tournament key, every receipt checked, and the sealed bundle verified at the end with
 both players' keys pinned — a server that changed anything is caught as in any live match.
-A match both of whose seats are these bots is played by one driver; the bots never play
-another party's seat.
+A match both of whose seats are these bots is played by one driver; a match against another
+party (a person who registered with ``fairdeal tournament register``) by the bot's seat alone.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from .bots import BOT_NAME, BotMatch, PlayStats
 from .receipts import ReceiptBook, TamperDetected, checked_match_id
 from .tournaments import TournamentClient
 
-__all__ = ["TournamentBot", "enter_bots", "play_paired_match", "play_tournament"]
+__all__ = ["TournamentBot", "enter_bots", "play_one_seat", "play_paired_match",
+           "play_tournament"]
 
 #: how long the bots wait between two reads of a tournament whose next round is not paired yet
 POLL_SECONDS = 0.5
@@ -78,6 +79,23 @@ def play_paired_match(client: ApiClient, match_id: str, seats: list[TournamentBo
     match.add_seeds()
     moves = match.play_moves(pace, on_move)
     return match.finish(moves)
+
+
+def play_one_seat(client: ApiClient, match_id: str, seat: int, bot: TournamentBot,
+                  seat_keys: list[str], *, rng: random.Random, server_key: str,
+                  pace: float = 0.0, stats: PlayStats | None = None) -> dict[str, Any]:
+    """Play ``bot``'s seat of the tournament match ``match_id``, the other seat being another
+    party's; the sealed bundle is verified with both players' registered keys (``seat_keys``,
+    seat 0 first) pinned. Returns what ``play_match`` returns."""
+    match = BotMatch(client, rng, signed=True, stats=stats, decline_chance=0.0)
+    match.id = checked_match_id(match_id)
+    match.server_key = server_key
+    match.book = ReceiptBook(server_key, match.id)
+    match.names = [bot.name if index == seat else f"seat {index}" for index in range(2)]
+    match.tokens = [bot.token, bot.token]  # only this seat's entry is ever used
+    match.keys = [bot.key, bot.key]
+    moves = match.play_seat(seat, pace)
+    return match.finish(moves, seat_keys=seat_keys)
 
 
 def play_tournament(base_url: str, tournament_id: str, bots: list[TournamentBot], *,
@@ -141,8 +159,9 @@ class _TournamentRun:
         self.started: set[str] = set()
 
     def start_matches(self, tournament: dict[str, Any]) -> None:
-        """Report each round first seen, and start playing each of its matches the bots
-        hold both seats of and have not started yet."""
+        """Report each round first seen, and start playing each of its matches a bot sits
+        in and that has not started yet: both seats when both are bots, else the bot's."""
+        keys = {player["player"]: player["public_key"] for player in tournament["players"]}
         for round_ in tournament["rounds"]:
             if round_["round"] not in self.seen_rounds:
                 self.seen_rounds.add(round_["round"])
@@ -151,24 +170,35 @@ class _TournamentRun:
                 match_id = pairing.get("match_id")
                 if (not match_id or match_id in self.started
                         or pairing.get("result") is not None
-                        or not all(seat in self.ours for seat in pairing["seats"])):
+                        or not any(seat in self.ours for seat in pairing["seats"])):
                     continue
                 self.started.add(match_id)
                 self.reports.append({"started": {
                     "id": match_id, "round": round_["round"], "table": pairing["table"],
-                    "seats": [self.ours[seat].name for seat in pairing["seats"]]}})
+                    "seats": [self.ours[seat].name if seat in self.ours else seat
+                              for seat in pairing["seats"]]}})
                 thread = threading.Thread(target=self._play, daemon=True, args=(
-                    pairing, round_["round"], self.master.randbytes(16)))
+                    pairing, [keys[seat] for seat in pairing["seats"]], round_["round"],
+                    self.master.randbytes(16)))
                 thread.start()
                 self.threads.append(thread)
 
-    def _play(self, pairing: dict[str, Any], round_number: int, match_seed: bytes) -> None:
+    def _play(self, pairing: dict[str, Any], seat_keys: list[str], round_number: int,
+              match_seed: bytes) -> None:
+        seats = pairing["seats"]
+        rng = random.Random(match_seed)
         try:
-            result = play_paired_match(
-                self.client, pairing["match_id"],
-                [self.ours[seat] for seat in pairing["seats"]],
-                rng=random.Random(match_seed), server_key=self.server_key, pace=self.pace,
-                stats=self.stats, on_move=self._moved if self.moves else None)
+            if all(seat in self.ours for seat in seats):
+                result = play_paired_match(
+                    self.client, pairing["match_id"], [self.ours[seat] for seat in seats],
+                    rng=rng, server_key=self.server_key, pace=self.pace, stats=self.stats,
+                    on_move=self._moved if self.moves else None)
+            else:
+                seat = 0 if seats[0] in self.ours else 1
+                result = play_one_seat(self.client, pairing["match_id"], seat,
+                                       self.ours[seats[seat]], seat_keys, rng=rng,
+                                       server_key=self.server_key, pace=self.pace,
+                                       stats=self.stats)
             self.reports.append({**result, "round": round_number, "table": pairing["table"]})
         except BaseException as e:  # noqa: BLE001  surfaced to the caller by news()
             self.errors.append(e)

@@ -13,7 +13,12 @@ from pathlib import Path
 import pytest
 
 from fairdeal.client import ApiClient, ApiError
-from fairdeal.client.tournament_bots import enter_bots, play_paired_match
+from fairdeal.client.tournament_bots import (
+    TournamentBot,
+    enter_bots,
+    play_paired_match,
+    play_tournament,
+)
 from fairdeal.client.tournaments import (
     TournamentClient,
     create_key_file,
@@ -114,6 +119,41 @@ def test_bots_play_a_paired_match_with_their_tournament_keys_and_it_counts(
     assert shown["result"] is not None and shown["result"]["match_id"] == pairing["match_id"]
     winner = played["result"]["winner"]
     assert shown["result"]["winner"] == (None if winner is None else seats[winner].player)
+
+
+def test_bots_of_two_parties_each_play_their_own_seat_of_a_match(
+        server: ServeProcess) -> None:
+    """Two runners, each with one bot: neither holds the other's token, so each plays its own
+    seat alone (seed committed, revealed once both committed, moves on its turns), and both
+    see the match verified with both players' keys pinned."""
+    api = ApiClient(server.url)
+    client = TournamentClient(api)
+    organiser = _create(client)
+    tournament_id = str(organiser["id"])
+    first = enter_bots(client, tournament_id, 1, random.Random(5), name="ann")
+    second = enter_bots(client, tournament_id, 1, random.Random(6), name="bo")
+    client.start(tournament_id, str(organiser["organiser_token"]))
+    results: list[list[dict[str, object]]] = []
+    failures: list[BaseException] = []
+
+    def run(bots: list[TournamentBot], token: str | None) -> None:
+        try:
+            results.append([item for item in play_tournament(
+                server.url, tournament_id, bots, seed=1, organiser_token=token, timeout=120)
+                if "result" in item])
+        except BaseException as e:  # noqa: BLE001  asserted below
+            failures.append(e)
+
+    other = threading.Thread(target=run, args=(second, None))
+    other.start()
+    run(first, str(organiser["organiser_token"]))
+    client.finish(tournament_id, str(organiser["organiser_token"]))
+    other.join(60)
+    assert not failures, failures
+    assert len(results) == 2 and all(len(played) == 1 for played in results)
+    assert results[0][0]["id"] == results[1][0]["id"]
+    pinned = [first[0].key.public_text, second[0].key.public_text]
+    assert sorted(results[0][0]["seat_keys"]) == sorted(pinned)  # type: ignore[arg-type]
 
 
 def test_key_and_token_files_are_private_and_checked(tmp_path: Path) -> None:
