@@ -115,8 +115,8 @@ def _tiebreaks(text: str | None) -> list[str] | None:
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
               help="A game parameter (VALUE JSON or text; KEY may be dotted).")
 @click.option("--system", type=click.Choice(SYSTEMS), default="swiss", show_default=True)
-@click.option("--rounds", type=bounded_int(1, 1000), default=3, show_default=True,
-              help="Swiss: rounds; round-robin: cycles (1 or 2).")
+@click.option("--rounds", type=bounded_int(1, 1000), default=None,
+              help="Swiss: rounds (default 3); round-robin: cycles, 1 (default) or 2.")
 @click.option("--tiebreaks", default=None, help="Comma-separated, in order "
               "(default the server's: " + ",".join(TIEBREAKS) + ").")
 @click.option("--turn-limit", type=bounded_int(1, 86_400), default=60, show_default=True,
@@ -133,7 +133,7 @@ def _tiebreaks(text: str | None) -> list[str] | None:
 @click.option("-q", "--quiet", is_flag=True, help="Print only the tournament's id.")
 @SERVER_OPTION
 @JSON_OPTION
-def create(name: str, game: str, params: tuple[str, ...], system: str, rounds: int,
+def create(name: str, game: str, params: tuple[str, ...], system: str, rounds: int | None,
            tiebreaks: str | None, turn_limit: int, seating: int | None,
            max_players: int | None, arbiter_key: str, auto: bool, token_file: str | None,
            quiet: bool, server: str, as_json: bool) -> None:
@@ -142,7 +142,8 @@ def create(name: str, game: str, params: tuple[str, ...], system: str, rounds: i
 
     fields: dict[str, Any] = {
         "name": name, "game": game.lower(), "params": _params(params), "system": system,
-        "rounds": rounds, "turn_limit_ms": turn_limit * 1000,
+        "rounds": rounds if rounds is not None else 3 if system == "swiss" else 1,
+        "turn_limit_ms": turn_limit * 1000,
         "arbiter_key": public_key_of(arbiter_key, "--arbiter-key"), "auto": auto}
     optional = {"tiebreaks": _tiebreaks(tiebreaks), "max_players": max_players,
                 "seating_ms": None if seating is None else seating * 1000}

@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from fairdeal.cli.main import cli
+from fairdeal.verifier.keys import SigningKey
 
 from ..processes import ServeProcess
 
@@ -125,3 +126,44 @@ def test_an_api_error_is_its_message_and_code_on_one_line(played: dict[str, str]
     code, out = _run("tournament", "pair", played["id"], "--token", "not-the-token",
                      "--server", url)
     assert code == 1 and out.startswith("Error: the server refused: ") and "HTTP 40" in out
+
+
+def test_people_register_the_organiser_pairs_and_a_withdrawal_forfeits(
+        server: ServeProcess, tmp_path: Path) -> None:
+    """The commands one by one, as people would type them: two players register with keys
+    made on first use, the organiser starts and pairs, one withdraws before its match's first
+    move, and the table is a forfeit to the other."""
+    url = server.url
+    arbiter = SigningKey.from_seed(b"\x09" * 32).public_text
+    code, out = _run("tournament", "create", "two of us", "--game", "arcomage", "--system",
+                     "round-robin", "--arbiter-key", arbiter, "--token-file",
+                     str(tmp_path / "org.token"), "--server", url)
+    assert code == 0, out
+    tid = re.match(r"created: (\S+)  'two of us', round-robin of 1 round\(s\), arcomage",
+                   out).group(1)  # type: ignore[union-attr]
+    assert "commitment to the tournament seed: " in out
+    assert "organiser token saved to" in out and "organiser token (shown" not in out
+    ids = {}
+    for name in ("ann", "bo"):
+        key = tmp_path / f"{name}.pem"
+        code, out = _run("tournament", "register", tid, "--key", str(key), "--server", url)
+        assert code == 0, out
+        ids[name] = SigningKey.from_pem(key.read_bytes()).key_id
+        assert "registered 'ann' as player" in out if name == "ann" else "'bo'" in out
+        assert ids[name] in out and (tmp_path / f"{name}.pem.token").stat().st_mode & 0o077 == 0
+    code, out = _run("tournament", "register", tid, "--key", str(tmp_path / "ann.pem"),
+                     "--name", "ann twice", "--server", url)
+    assert code == 1 and "(already-registered, HTTP 409)" in out, out
+    code, out = _run("tournament", "list", "--server", url)
+    assert code == 0 and re.search(rf"^{tid}  registering .* 2 players  'two of us'$", out,
+                                   re.M), out
+    token = ["--token-file", str(tmp_path / "org.token"), "--server", url]
+    assert _run("tournament", "start", tid, *token) == (0, f"{tid}: started\n")
+    code, out = _run("tournament", "pair", tid, *token)
+    assert code == 0 and out.startswith("round 1 paired: 1 matches created"), out
+    code, out = _run("tournament", "withdraw", tid, "--key", str(tmp_path / "bo.pem"),
+                     "--from-round", "1", "--server", url)
+    assert code == 0 and out.strip() == f"player {ids['bo']} withdrawn from round 1 on", out
+    code, out = _run("tournament", "status", tid, "--server", url)
+    assert code == 0 and "table 1: " in out
+    assert re.search(r"table 1: .*  ann won by forfeit$", out, re.M), out
