@@ -132,7 +132,8 @@ def test_people_register_the_organiser_pairs_and_a_withdrawal_forfeits(
         server: ServeProcess, tmp_path: Path) -> None:
     """The commands one by one, as people would type them: two players register with keys
     made on first use, the organiser starts and pairs, one withdraws before its match's first
-    move, and the table is a forfeit to the other."""
+    move (from the next round, which forfeits the game not begun), and the table is a forfeit
+    to the other."""
     url = server.url
     arbiter = SigningKey.from_seed(b"\x09" * 32).public_text
     code, out = _run("tournament", "create", "two of us", "--game", "arcomage", "--system",
@@ -162,8 +163,9 @@ def test_people_register_the_organiser_pairs_and_a_withdrawal_forfeits(
     code, out = _run("tournament", "pair", tid, *token)
     assert code == 0 and out.startswith("round 1 paired: 1 matches created"), out
     code, out = _run("tournament", "withdraw", tid, "--key", str(tmp_path / "bo.pem"),
-                     "--from-round", "1", "--server", url)
-    assert code == 0 and out.strip() == f"player {ids['bo']} withdrawn from round 1 on", out
+                     "--from-round", "2", "--server", url)
+    # from the next round on, while round 1's game has had no move: that game is forfeit
+    assert code == 0 and out.strip() == f"player {ids['bo']} withdrawn from round 2 on", out
     code, out = _run("tournament", "status", tid, "--server", url)
     assert code == 0 and "table 1: " in out
     assert re.search(r"table 1: .*  ann won by forfeit$", out, re.M), out
