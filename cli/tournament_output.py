@@ -53,14 +53,20 @@ def _result_words(result: Mapping[str, Any] | None, names: Mapping[str, str]) ->
     return won + (" by forfeit" if outcome == "forfeit" else "")
 
 
+#: what each tie-break's integer counts (verifier/tournament/standings.py): shown in points
+_UNITS = {"buchholz": 2, "median-buchholz": 2, "sonneborn-berger": 4, "direct-encounter": 2,
+          "wins": 1}
+
+
 def standings_lines(standings: list[Mapping[str, Any]], tiebreaks: list[str],
                     names: Mapping[str, str]) -> Iterator[str]:
-    """The standings as a table: rank, player, score in points (half-points / 2), and each
-    tie-break in the header's order."""
+    """The standings as a table: rank, player, score and each tie-break in the header's
+    order, in points as organisers count them (the log keeps half-points, Sonneborn-Berger
+    quarter-points, so that every number is an integer)."""
     yield "  rank  player            score  " + "  ".join(tiebreaks)
     for row in standings:
         score = row["score"] / 2
-        breaks = "  ".join(f"{value:>{len(name)}}" for value, name
+        breaks = "  ".join(f"{value / _UNITS.get(name, 1):>{len(name)}g}" for value, name
                            in zip(row.get("tiebreaks") or [], tiebreaks, strict=False))
         name = row.get("name") or names.get(row["player"], row["player"])
         yield f"  {row['rank']:>4}  {name[:16]:<16}  {score:>5g}  {breaks}"

@@ -176,10 +176,12 @@ def test_a_ruling_is_on_the_oldest_open_dispute_by_default() -> None:
 
 
 def test_standings_show_points_and_each_tiebreak_in_the_headers_order() -> None:
+    """Half-points, and Sonneborn-Berger's quarter-points, shown as the points they are."""
     lines = list(standings_lines(
-        [{"rank": 1, "player": "aa", "score": 3, "tiebreaks": [4, 11]},
-         {"rank": 2, "player": "bb", "name": "bo", "score": 2, "tiebreaks": [5, 0]}],
-        ["buchholz", "wins"], {"aa": "ann"}))
-    assert lines[0].split() == ["rank", "player", "score", "buchholz", "wins"]
-    assert lines[1].split() == ["1", "ann", "1.5", "4", "11"]
-    assert lines[2].split() == ["2", "bo", "1", "5", "0"]
+        [{"rank": 1, "player": "aa", "score": 3, "tiebreaks": [4, 11, 6]},
+         {"rank": 2, "player": "bb", "name": "bo", "score": 2, "tiebreaks": [5, 0, 1]}],
+        ["buchholz", "wins", "sonneborn-berger"], {"aa": "ann"}))
+    assert lines[0].split() == ["rank", "player", "score", "buchholz", "wins",
+                                "sonneborn-berger"]
+    assert lines[1].split() == ["1", "ann", "1.5", "2", "11", "1.5"]
+    assert lines[2].split() == ["2", "bo", "1", "2.5", "0", "0.25"]

@@ -116,6 +116,18 @@ def test_a_dispute_is_filed_ruled_and_the_tournament_finished_and_exported(
     kinds = [event["type"] for event in bundle["events"]]
     assert kinds.count("register") == 4 and kinds.count("dispute") == 1
     assert kinds.count("ruling") == 1 and kinds[-2:] == ["reveal", "final"]
+    # offline, every key pinned: the server's, the arbiter's and each bot's
+    code, players = _run("keys", "public", *sorted(str(p) for p in (folder / "bots").glob(
+        "*.pem")))
+    pins = [arg for key in players.split() for arg in ("--player-key", key)]
+    server_key = bundle["signature"]["key"]
+    code, arbiter = _run("keys", "public", str(folder / "arbiter.pem"))
+    code, out = _run("verify", str(tmp_path / "t.zip"), "--trusted-key", server_key,
+                     "--arbiter-key", arbiter.strip(), *pins)
+    assert code == 0 and out.startswith(f"OK: {tmp_path / 't.zip'}"), out
+    code, out = _run("verify", str(tmp_path / "t.zip"), "--trusted-key", server_key,
+                     "--arbiter-key", players.split()[0], *pins)
+    assert code == 1 and out.startswith("FAIL: "), out
 
 
 def test_an_api_error_is_its_message_and_code_on_one_line(played: dict[str, str]) -> None:
