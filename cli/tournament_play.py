@@ -32,7 +32,7 @@ def _keep_bot(folder: Path, bot: Any) -> None:
     from fairdeal.client.tournaments import write_secret
 
     path = folder / f"{_file_name(bot.name)}.pem"
-    write_secret(path, bot.key.to_pem())
+    write_secret(path, bot.key.to_pem(), exclusive=True)
     write_secret(Path(f"{path}.token"), bot.token.encode() + b"\n")
 
 
@@ -62,6 +62,46 @@ def tournament_play_line(item: dict[str, Any], game: str, site: str,
     return None
 
 
+def _saved_bots(folder: Path, shown: dict[str, Any]) -> list[Any]:
+    """The bots a folder of ``--keys`` holds (a run before this one registered them): each
+    key must be a player of the tournament, its token beside it."""
+    from fairdeal.client.tournament_bots import TournamentBot
+    from fairdeal.client.tournaments import KeyFileError, load_key_file, read_token
+
+    names = {player["player"]: player["name"] for player in shown["players"]}
+    bots = []
+    for path in sorted(folder.glob("*.pem")):
+        try:
+            key = load_key_file(path)
+            token = read_token(Path(f"{path}.token"))
+        except KeyFileError as e:
+            raise click.ClickException(str(e)) from None
+        if key.key_id not in names:
+            raise click.ClickException(f"{path}: key {key.key_id} is no player of tournament "
+                                       f"{shown['id']}")
+        bots.append(TournamentBot(names[key.key_id], key, key.key_id, token))
+    return bots
+
+
+def _entered(tournaments: Any, shown: dict[str, Any], count: int, seed: int | None,
+             folder: Path | None) -> list[Any]:
+    """The bots that play: those of a ``--keys`` folder that holds some already (resumed, so
+    a replay a ruling ordered is played, and no key file is ever overwritten), else ``count``
+    bots registered now (and kept in the folder)."""
+    from fairdeal.client.tournament_bots import enter_bots
+
+    if folder is not None and any(folder.glob("*.pem")):
+        bots = _saved_bots(folder, shown)
+        click.echo(f"resumed: {counted(len(bots), 'bot')} of {folder}")
+        return bots
+    bots = enter_bots(tournaments, shown["id"], count, random.Random(seed))
+    for bot in bots:
+        click.echo(f"registered: {bot.name} as player {bot.player}")
+        if folder is not None:
+            _keep_bot(folder, bot)
+    return bots
+
+
 def _finished_lines(tournament: dict[str, Any], names: dict[str, str]) -> list[str]:
     header = tournament.get("header") or {}
     words = "finished" if tournament["status"] == "finished" else \
@@ -77,9 +117,10 @@ def play_tournament_command(server: str, tournament_id: str, count: int, *,
                             seed: int | None, pace: float, trusted_key: str | None,
                             keys_dir: str | None, receipts_dir: str | None, verbose: bool,
                             organiser_token_file: str | None, game: str | None) -> None:
-    """Register ``count`` bots in the tournament, start it when holding the organiser's
-    token, and play until it is over, printing a line for each round and match."""
-    from fairdeal.client.tournament_bots import enter_bots, play_tournament
+    """Register ``count`` bots in the tournament (or resume those of ``keys_dir``), start it
+    when holding the organiser's token, and play until it is over, printing a line for each
+    round and match."""
+    from fairdeal.client.tournament_bots import play_tournament
 
     tournament_id = checked_id(tournament_id)
     token = token_of(None, organiser_token_file, "organiser") if organiser_token_file \
@@ -94,15 +135,14 @@ def play_tournament_command(server: str, tournament_id: str, count: int, *,
         if game is not None and game.lower() != played:
             raise click.BadParameter(f"tournament {tournament_id} plays {played}, not {game}",
                                      param_hint="--game")
-        bots = enter_bots(tournaments, tournament_id, count, random.Random(seed))
+        bots = _entered(tournaments, shown, count, seed, keys_folder)
         names = {bot.player: bot.name for bot in bots}
-        for bot in bots:
-            click.echo(f"registered: {bot.name} as player {bot.player}")
-            if keys_folder is not None:
-                _keep_bot(keys_folder, bot)
         if token is not None and shown["status"] == "registering":
             tournaments.start(tournament_id, token)
             click.echo(f"started: {tournament_id} with the players registered")
+        elif shown["status"] == "registering":
+            click.echo(f"waiting for the organiser to start {tournament_id} "
+                       "(fairdeal tournament start)")
         for item in play_tournament(server, tournament_id, bots, seed=seed, pace=pace,
                                     server_key=trusted_key, moves=verbose,
                                     organiser_token=token):

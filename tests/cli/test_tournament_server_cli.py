@@ -1,7 +1,8 @@
 """A whole tournament from the command line against a real `fairdeal serve` process: an arbiter's
 key made, the tournament created, four bots entered by `play --tournament` (every match played
 with the bots' tournament keys, each sealed bundle verified with them pinned), a dispute filed
-by a bot, ruled by the arbiter, the tournament finished and exported. Then what the server
+by a bot, ruled by the arbiter, a second one ruled a replay (played by the same bots, resumed
+from their key files), the tournament finished, exported and verified offline. Then what the server
 refuses — a ruling not signed by the arbiter, a dispute on someone else's match, a stale
 organiser token — each shown as the API's message and code on one line."""
 
@@ -99,12 +100,30 @@ def test_a_dispute_is_filed_ruled_and_the_tournament_finished_and_exported(
                      "--decision", "result-stands", "--text", "the replay shows one move",
                      "--server", url)
     assert code == 0 and out.strip() == "dispute 1 ruled: result-stands", out
+    # a second dispute, and a replay ordered: the bots of --keys come back to play it
+    other = str(folder / "bots" / "random-bot-2.pem")
+    code, out = _run("tournament", "dispute", tid, "--key", other, "--step", "0", "--text",
+                     "the deal", "--server", url)
+    assert code == 0 and out.startswith("dispute 2 filed on match "), out
+    disputed = out.split()[5].rstrip(",")
+    code, out = _run("tournament", "rule", tid, "--arbiter", str(folder / "arbiter.pem"),
+                     "--decision", "replay-ordered", "--text", "play it again",
+                     "--organiser-token-file", str(folder / "org.token"), "--server", url)
+    assert code == 0 and re.fullmatch(r"dispute 2 ruled: replay-ordered \(the replay is "
+                                      r"match (\S+)\)\n", out), out
+    replay = out.split()[-1].rstrip(")")
+    assert replay != disputed
+    code, out = _run("play", "--tournament", tid, "--keys", str(folder / "bots"),
+                     "--organiser-token-file", str(folder / "org.token"), "--server", url)
+    assert code == 0 and out.startswith("resumed: 4 bots of "), out
+    assert re.findall(r"^ended:   (\S+) ", out, re.M) == [replay], out
     code, out = _run("tournament", "finish", tid, "--token-file", str(folder / "org.token"),
                      "--server", url)
     assert code == 0 and "finished" in out, out
     code, out = _run("tournament", "status", tid, "--server", url)
     assert code == 0 and "finished" in out.splitlines()[0]
     assert "dispute 1 by random bot 1 on match" in out and "result-stands" in out
+    assert "dispute 2 by random bot 2 on match" in out and "replay-ordered" in out
     assert re.search(r"^\s+1\s+random bot \d\s+\d", out, re.M), out
     code, out = _run("tournament", "export", tid, "-o", str(tmp_path / "t.zip"),
                      "--server", url)
@@ -112,10 +131,10 @@ def test_a_dispute_is_filed_ruled_and_the_tournament_finished_and_exported(
     with zipfile.ZipFile(tmp_path / "t.zip") as archive:
         names = archive.namelist()
         bundle = json.loads(archive.read("tournament.json"))
-    assert "tournament.json" in names and len([n for n in names if n.startswith("matches/")]) == 6
+    assert "tournament.json" in names and len([n for n in names if n.startswith("matches/")]) == 7
     kinds = [event["type"] for event in bundle["events"]]
-    assert kinds.count("register") == 4 and kinds.count("dispute") == 1
-    assert kinds.count("ruling") == 1 and kinds[-2:] == ["reveal", "final"]
+    assert kinds.count("register") == 4 and kinds.count("dispute") == 2
+    assert kinds.count("ruling") == 2 and kinds[-2:] == ["reveal", "final"]
     # offline, every key pinned: the server's, the arbiter's and each bot's
     code, players = _run("keys", "public", *sorted(str(p) for p in (folder / "bots").glob(
         "*.pem")))
