@@ -92,9 +92,9 @@ class TournamentResults:
             for table in pending:
                 outcome = self._outcome(state, table, ended)
                 if outcome is not None:  # appended together: one transaction, chained
-                    results.append(self.core.draft(row, events, "result", round=table.round,
-                                              table=table.table, match_id=table.match_id,
-                                              **outcome))
+                    results.append(self.core.draft(
+                        row, events, "result", round=table.round, table=table.table,
+                        match_id=table.match_id, **outcome))
             if results:
                 self.core.append(tournament_id, results)
             return len(results)
@@ -173,8 +173,8 @@ class TournamentResults:
                                     f"{row['next_seq']}", code="stale-seq",
                                     next_seq=row["next_seq"])
             event = self.core.draft(row, events, "dispute", seq, dispute=len(state.disputes) + 1,
-                               player=player, match_id=match_id, step=step, text=text,
-                               receipts=receipts, report=report)
+                                    player=player, match_id=match_id, step=step, text=text,
+                                    receipts=receipts, report=report)
             check_signature(event, state.players[player]["public_key"], fields.get("sig"),
                             "the player")
             event["sig"] = fields["sig"]
@@ -238,7 +238,7 @@ class TournamentResults:
                                     f"{row['next_seq']}", code="stale-seq",
                                     next_seq=row["next_seq"])
             event = self.core.draft(row, events, "ruling", seq, dispute=filed["dispute"],
-                               decision=decision, text=text)
+                                    decision=decision, text=text)
             check_signature(event, state.header["arbiter_key"], fields.get("sig"),
                             "the arbiter")
             event["sig"] = fields["sig"]
@@ -306,11 +306,11 @@ class TournamentResults:
                                     code="disputes-open")
             reveal = self.core.draft(row, events, "reveal", seed=row["seed"])
             final = self.core.draft(row, events, "final", row["next_seq"] + 1,
-                               standings=self.standings(row, state))
+                                    standings=self.standings(row, state))
             self.core.append(tournament_id, [reveal, final], {"status": "finished"},
-                        leaf_kind="tournament-final", leaf_number=final["seq"])
+                             leaf_kind="tournament-final", leaf_number=final["seq"])
             signature = self.core.server_key.sign(head_message(tournament_id, final["seq"],
-                                                          event_hash(final)))
+                                                               event_hash(final)))
             self.core.tstore.set_fields(tournament_id, {"head_sig": signature.hex()})
             return {"events": [reveal, final]}
 
