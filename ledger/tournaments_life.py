@@ -27,7 +27,7 @@ from fairdeal.verifier.keys import (
 )
 from fairdeal.verifier.logleaf import tournament_leaf
 from fairdeal.verifier.tournament.events import InvalidTournament, validate_event
-from fairdeal.verifier.tournament.pairing import pair_round, total_rounds
+from fairdeal.verifier.tournament.pairing import check_rounds, pair_round, total_rounds
 from fairdeal.verifier.tournament.primitives import event_hash, field_hash, signed_message
 
 from .errors import BadRequest, ConflictError, Forbidden, Unauthorized
@@ -226,10 +226,10 @@ class TournamentLife:
                 raise ConflictError(f"a tournament needs 2 players or more; it has "
                                     f"{len(players)}", code="too-few-players")
             header = state.header
-            if header["system"] == "swiss" and header["rounds"] > len(players) - 1:
-                raise ConflictError(f"a Swiss of {len(players)} players can play at most "
-                                    f"{len(players) - 1} rounds without a rematch, not "
-                                    f"{header['rounds']}", code="too-many-rounds")
+            try:  # the verifier's own rule: a Swiss of n players plays at most n-1 rounds
+                check_rounds(header["system"], len(players), header["rounds"])
+            except ValueError as e:
+                raise ConflictError(str(e), code="too-many-rounds") from None
             event = self.core.draft(row, events, "start",
                                     players=[player for player, _ in players],
                                     field=field_hash(players))
