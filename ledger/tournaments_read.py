@@ -21,6 +21,7 @@ from fairdeal.verifier.tournament.primitives import FORMAT
 from .errors import BadRequest, NotEnded
 from .tables import LogLeafRow
 from .tlog import TransparencyLog
+from .tournaments_life import TournamentCore
 from .tournaments_results import TournamentResults
 from .tournaments_state import TournamentState
 
@@ -30,18 +31,20 @@ _LEAVES = LogLeafRow.__table__  # type: ignore[attr-defined]
 
 
 class TournamentReads:
-    """Reads over the tournaments (``actions``: the writer, which syncs)."""
+    """Reads over the tournaments: the shared core's state and tokens, the results (every
+    read syncs first; the standings), the log's proofs and the matches' sealed bundles."""
 
-    def __init__(self, actions: TournamentResults, log: TransparencyLog,
-                 bundle_of: Callable[[str], bytes | None]) -> None:
-        self.actions = actions
-        self.tstore = actions.tstore
+    def __init__(self, core: TournamentCore, results: TournamentResults,
+                 log: TransparencyLog, bundle_of: Callable[[str], bytes | None]) -> None:
+        self.core = core
+        self.results = results
+        self.tstore = core.tstore
         self.log = log
         self.bundle_of = bundle_of
 
     def tournament(self, tournament_id: str) -> dict[str, Any]:
-        self.actions.sync(tournament_id)
-        row, _, state = self.actions.load(tournament_id)
+        self.results.sync(tournament_id)
+        row, _, state = self.core.load(tournament_id)
         answer = {
             "id": row["id"], "name": row["name"], "status": row["status"],
             "header": state.header,
@@ -58,9 +61,7 @@ class TournamentReads:
                          for d in state.disputes],
             "standings": self._standings(row, state),
             "next_seq": row["next_seq"], "head": row["head"],
-            "total_rounds": (None if state.started is None else total_rounds(
-                state.header["system"], len(state.started["players"]),
-                state.header["rounds"])),
+            "total_rounds": None if state.started is None else _total(state),
         }
         if row["status"] == "finished":
             answer["seed"] = row["seed"]
@@ -79,13 +80,13 @@ class TournamentReads:
     def _standings(self, row: dict[str, Any], state: TournamentState) -> list[dict[str, Any]]:
         names = {p["player"]: p["name"] for p in state.registrations}
         try:
-            lines = self.actions.standings(row, state)
+            lines = self.results.standings(row, state)
         except NotImplementedError:
             return []  # the verifier's standings are not in this build yet
         return [{**line, "name": names.get(line["player"], "")} for line in lines]
 
     def events(self, tournament_id: str, after: int = -1) -> list[dict[str, Any]]:
-        self.actions.sync(tournament_id)
+        self.results.sync(tournament_id)
         self.tstore.row(tournament_id)  # TournamentNotFound for an unknown id
         return self.tstore.events(tournament_id, after)
 
@@ -104,16 +105,16 @@ class TournamentReads:
             listed.append({"id": row["id"], "name": row["name"], "game": row["game"],
                            "system": row["system"], "status": row["status"],
                            "players": len(state.registrations), "round": len(state.rounds),
-                           "rounds": state.header["rounds"]})
+                           "rounds": _total(state)})
         last_row = rows[-1] if len(rows) == limit else None
         return {"tournaments": listed,
                 "next_cursor": None if last_row is None
                 else f"{last_row['created_ms']}:{last_row['id']}"}
 
     def me(self, tournament_id: str, token: str | None) -> dict[str, Any]:
-        player = self.actions.player(tournament_id, token)
-        self.actions.sync(tournament_id)
-        row, _, state = self.actions.load(tournament_id)
+        player = self.core.player(tournament_id, token)
+        self.results.sync(tournament_id)
+        row, _, state = self.core.load(tournament_id)
         current = len(state.rounds)
         pairing = None
         for (number, _), table in state.tables.items():
@@ -136,7 +137,7 @@ class TournamentReads:
             raise NotEnded(f"tournament {tournament_id} is not finished: its bundle is signed "
                            "at the end", code="not-finished")
         bundle = {"format": FORMAT, "events": self.tstore.events(tournament_id),
-                  "signature": {"key": self.actions.server_key.public_text,
+                  "signature": {"key": self.core.server_key.public_text,
                                 "sig": row["head_sig"]},
                   "log": self._proofs(tournament_id)}
         return canonical_bytes(bundle)
@@ -175,6 +176,15 @@ class TournamentReads:
                     if sealed is not None:
                         archive.writestr(f"matches/{match_id}.json", sealed)
         return buffer.getvalue()
+
+
+def _total(state: TournamentState) -> int:
+    """How many rounds the tournament plays: known for a round-robin once its field is (until
+    then, the header's cycles stand for it); a Swiss's header says."""
+    players = len(state.started["players"]) if state.started else len(state.registrations)
+    if state.started is None and state.header["system"] == "round-robin":
+        return int(state.header["rounds"])
+    return total_rounds(state.header["system"], players, state.header["rounds"])
 
 
 def _ruling(event: dict[str, Any] | None) -> dict[str, Any] | None:
