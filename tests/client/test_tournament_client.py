@@ -1,11 +1,14 @@
 """fairdeal.client.tournaments against a real `fairdeal serve` process: what a player signs is
 the event the server stores (the signature checks out over the stored event with the player's
-own key), registrations racing for the same position are each signed again and all land, and
-a bot whose match the server answers for with another match's bundle is caught."""
+own key), registrations racing for the same position are each signed again and all land, bots
+play a paired match (both seats, or each its own seat for two parties) and it counts — on a
+SQLite file and on PostgreSQL."""
 
 from __future__ import annotations
 
+import os
 import random
+import secrets
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,12 +37,33 @@ from ..processes import ServeProcess
 ARBITER = SigningKey.from_seed(b"\x07" * 32)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    process = ServeProcess(tmp_path_factory.mktemp("data"))
+@pytest.fixture(scope="module",
+                params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def server(request: pytest.FixtureRequest,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+    """A `fairdeal serve` process on a SQLite file, or on PostgreSQL (a fresh schema)."""
+    url = schema = None
+    if request.param == "postgresql":
+        base = os.environ.get("FAIRDEAL_TEST_POSTGRES_URL")
+        if not base:
+            pytest.skip("PostgreSQL tests need a server: set FAIRDEAL_TEST_POSTGRES_URL, e.g. "
+                        "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+        from fairdeal.ledger.store import open_engine
+
+        schema = "t_" + secrets.token_hex(6)
+        open_engine(base, pg_schema=schema).dispose()
+        url = base + ("&" if "?" in base else "?") + f"options=-csearch_path%3D{schema}"
+    process = ServeProcess(tmp_path_factory.mktemp("data"), url)
     process.start()
     yield process
     process.stop()
+    if schema is not None:
+        from sqlalchemy import create_engine, text
+
+        admin = create_engine(os.environ["FAIRDEAL_TEST_POSTGRES_URL"])
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        admin.dispose()
 
 
 def _create(client: TournamentClient, **fields: object) -> dict[str, object]:
