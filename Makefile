@@ -38,7 +38,8 @@ pyodide: $(STAMP)
 ## the embedded database and served in the viewer, while bots play a few live matches on it
 ## (watch them from the home page). Ctrl+C stops it all. Every seat signs and commits to a seed
 ## (--signed --decline-rate 0), so every demo match reads "fair unless both players and the
-## server colluded", the strongest guarantee (tests/test_demo.py).
+## server colluded", the strongest guarantee (tests/test_demo.py). Beside them, a live Swiss of 8
+## bots (docs/tournaments.md), auto-paired by the server, each match signed with the bots' keys.
 demo: $(STAMP)
 	@if command -v npm >/dev/null 2>&1; then $(BIN)/python -c 'import sys; from fairdeal.web.viewer.runtime import main; sys.exit(main())'; \
 	else echo "demo: npm is not installed, so match pages cannot verify in the browser (install npm, then make pyodide)"; fi
@@ -57,8 +58,12 @@ demo: $(STAMP)
 	$(BIN)/fairdeal play --game arcomage -n 2 --signed --decline-rate 0 --pace 1.5 --no-progress & one=$$!; \
 	$(BIN)/fairdeal play --game toybattle -n 2 --signed --decline-rate 0 --pace 1.5 --no-progress & two=$$!; \
 	$(BIN)/fairdeal play --game wyrdstone -n 2 --signed --decline-rate 0 --pace 1.5 --no-progress & three=$$!; \
-	wait $$one $$two $$three; \
-	echo "demo: the live bot matches are over; the viewer stays on http://127.0.0.1:5000/ (Ctrl+C stops it)"; \
+	$(BIN)/fairdeal keys new out/demo/arbiter.pem >/dev/null; \
+	cup=$$($(BIN)/fairdeal tournament create "demo Swiss" --game toybattle --system swiss --rounds 3 --arbiter-key out/demo/arbiter.pem --auto --token-file out/demo/organiser.token -q); \
+	$(BIN)/fairdeal play --tournament $$cup -n 8 --pace 1.5 --keys out/demo/bots --organiser-token-file out/demo/organiser.token & four=$$!; \
+	echo "demo: a Swiss of 8 bots, paired by the server round by round: http://127.0.0.1:5000/t/$$cup"; \
+	wait $$one $$two $$three $$four; \
+	echo "demo: the live bot matches and the tournament are over; the viewer stays on http://127.0.0.1:5000/ (Ctrl+C stops it)"; \
 	wait $$server
 
 ## The whole test suite (PostgreSQL tests need FAIRDEAL_TEST_POSTGRES_URL; .ci/run sets it) on

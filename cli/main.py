@@ -20,6 +20,7 @@ from . import (  # noqa: F401
     rules,  # rules
     service,  # serve, matches, export, import, keys show, play
     simulate,  # simulate
+    tournament,  # tournament create/register/start/pair/status/dispute/rule/…, keys new/public
     verifier_hash,  # verifier-hash
     verify,  # verify
     watch,  # watch

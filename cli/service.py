@@ -280,7 +280,16 @@ def keys_show(obj: Context) -> None:
 @cli.command()
 @click.option("--server", default="http://127.0.0.1:5000", show_default=True,
               envvar="FAIRDEAL_SERVER", help="The server's base URL.")
-@click.option("--game", type=game_choice(), required=True)
+@click.option("--game", type=game_choice(), default=None,
+              help="The game (required, unless the bots enter a --tournament).")
+@click.option("--tournament", "tournament_id", default=None, metavar="TOURNAMENT",
+              help="Enter -n bots in this tournament and play its matches until it is over.")
+@click.option("--keys", "keys_dir", default=None, type=click.Path(file_okay=False),
+              help="With --tournament: keep each bot's key and player token in DIR "
+                   "(DIR/<bot>.pem, DIR/<bot>.pem.token), so it can dispute later.")
+@click.option("--organiser-token-file", type=click.Path(dir_okay=False), default=None,
+              help="With --tournament: start it once the bots are registered and pair each "
+                   "round when the last is complete (the organiser's token).")
 @click.option("-n", "count", type=bounded_int(1, 1_000_000), default=1, show_default=True,
               help="How many matches.")
 @click.option("-c", "--concurrency", type=bounded_int(1, 256), default=1, show_default=True,
@@ -308,21 +317,35 @@ def keys_show(obj: Context) -> None:
 @click.option("-v", "--verbose", is_flag=True, help="One line per move, as the viewer says it.")
 @click.option("--no-progress", is_flag=True,
               help="No progress bar (there is one on standard error only when it is a terminal).")
-def play(server: str, game: str, count: int, concurrency: int, seed: int | None,
+def play(server: str, game: str | None, count: int, concurrency: int, seed: int | None,
          turn_limit: int, signed: bool, pace: float, trusted_key: str | None,
          receipts_dir: str | None, verbose: bool, no_progress: bool,
-         duration: float | None = None, decline_rate: float = 0.2) -> None:
+         duration: float | None = None, decline_rate: float = 0.2,
+         tournament_id: str | None = None, keys_dir: str | None = None,
+         organiser_token_file: str | None = None) -> None:
     """Bots play live matches against a running server through the API.
 
     Each bot checks every answer's signed receipt against what it sent, and at the end
     verifies the sealed bundle with the server key, its own keys pinned and its receipts: a
     server that changed anything is reported (exit 1). One line when each match starts and one
     when it ends, with its link; a progress bar over the matches on standard error when that
-    is a terminal."""
+    is a terminal. With --tournament, -n bots register (each with a key of its own) and play
+    every match the tournament pairs them in, each signed and verified the same way."""
     from fairdeal.client import ApiClient, ApiError, TamperDetected, play_matches
 
     trusted_key = checked_key(trusted_key, "--trusted-key")
     folder = make_folder(receipts_dir) if receipts_dir else None
+    if tournament_id is not None:
+        from .tournament_play import play_tournament_command
+
+        return play_tournament_command(
+            server, tournament_id, count, seed=seed, pace=pace, trusted_key=trusted_key,
+            keys_dir=keys_dir, receipts_dir=receipts_dir, verbose=verbose,
+            organiser_token_file=organiser_token_file, game=game)
+    if game is None:
+        raise click.UsageError("play needs --game GAME (or --tournament TOURNAMENT)")
+    if keys_dir or organiser_token_file:
+        raise click.UsageError("--keys and --organiser-token-file go with --tournament")
 
     if pace >= turn_limit:
         raise click.BadParameter(f"a bot thinking {pace} s would run out of its {turn_limit} s "

@@ -25,6 +25,8 @@ from .monitor import run_monitor
 from .receipts import MATCH_ID, ReceiptBook, TamperDetected, checked_match_id
 from .simulate import SimulationSettings, simulate_match, simulate_matches
 from .stream import MatchStream, StreamItem
+from .tournament_bots import TournamentBot, enter_bots, play_tournament
+from .tournaments import KeyFileError, TournamentClient
 from .witness import compare_files, load_witness_key, run_witness, witness_verifier_key
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "ApiClient",
     "ApiError",
     "BotMatch",
+    "KeyFileError",
     "LogOptionError",
     "LogServer",
     "LogUsageError",
@@ -43,11 +46,15 @@ __all__ = [
     "SimulationSettings",
     "StreamItem",
     "TamperDetected",
+    "TournamentBot",
+    "TournamentClient",
     "checked_match_id",
     "compare_files",
+    "enter_bots",
     "load_witness_key",
     "play_match",
     "play_matches",
+    "play_tournament",
     "run_monitor",
     "run_witness",
     "simulate_match",

@@ -343,14 +343,48 @@ class BotMatch:
         on_move({"id": self.id, "seq": seq, "seat": seat, "action": action,
                  "caption": captions.get("captions", {}).get(str(seq))})
 
+    # (4b) one seat only: the other is another party's (a tournament's player) ------------
+
+    def play_seat(self, seat: int, pace: float = 0.0, poll: float = 0.1) -> int:
+        """Play ``seat`` alone, the other seat being someone else's: commit to a seed, reveal
+        it once every seat has committed (the view's ``seed_phase``), then move whenever the
+        seat's view says it is its turn, until the match has ended. ``self.tokens[seat]`` and
+        ``self.keys[seat]`` are the seat's; the number of moves it made."""
+        seed = self.rng.randbytes(32).hex()
+        view = self.view_of(seat)
+        if view["seed_phase"] == "commit" and view["seeds"][seat] is None:
+            digest = client_commitment(self.id, seat, seed)
+            self.latest.update(view)
+            self.write("/seed", seat, {"commitment": digest}, "seed_commit",
+                       {"commitment": digest})
+            while (view := self.view_of(seat))["seed_phase"] == "commit":
+                time.sleep(poll)
+            if view["seed_phase"] == "reveal":
+                self.latest.update(view)
+                self.write("/seed", seat, {"client_seed": seed}, "seed_reveal",
+                           {"client_seed": seed})
+        moves = 0
+        for _ in range(MAX_TURNS):
+            view = self.view_of(seat)
+            if view["status"] in ("ended", "imported"):
+                break
+            if view["current_seat"] != seat or not view["legal_actions"]:
+                time.sleep(poll)
+                continue
+            if self._move([view] * len(self.tokens), seat, pace, None):
+                moves += 1
+        return moves
+
     # (5) the end --------------------------------------------------------------------------
 
-    def finish(self, moves: int, verify: bool = True) -> dict[str, Any]:
-        """The match's summary; with ``verify``, its sealed bundle checked as a player would.
-        Returns what ``play_match`` returns."""
+    def finish(self, moves: int, verify: bool = True,
+               seat_keys: list[str] | None = None) -> dict[str, Any]:
+        """The match's summary; with ``verify``, its sealed bundle checked as a player would,
+        the seats' keys pinned (``seat_keys``, else the bots' own). Returns what
+        ``play_match`` returns."""
         summary = self.call("GET", f"/matches/{self.id}")
         same_match(summary, self.id, "summary")
-        seat_keys = [key.public_text for key in self.keys]
+        seat_keys = seat_keys or [key.public_text for key in self.keys]
         if verify:
             _verify_sealed(self.client, self.id, self.server_key, seat_keys, self.book)
         result = {"id": self.id, "seats": self.names, "moves": moves,

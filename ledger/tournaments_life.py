@@ -27,7 +27,7 @@ from fairdeal.verifier.keys import (
 )
 from fairdeal.verifier.logleaf import tournament_leaf
 from fairdeal.verifier.tournament.events import InvalidTournament, validate_event
-from fairdeal.verifier.tournament.pairing import pair_round, total_rounds
+from fairdeal.verifier.tournament.pairing import check_rounds, pair_round, total_rounds
 from fairdeal.verifier.tournament.primitives import event_hash, field_hash, signed_message
 
 from .errors import BadRequest, ConflictError, Forbidden, Unauthorized
@@ -205,11 +205,11 @@ class TournamentLife:
                 raise ConflictError(f"the tournament is full ({state.header['max_players']} "
                                     "players)", code="tournament-full")
             event = self.core.draft(row, events, "register", seq, player=player,
-                               public_key=public_key, name=name, entropy=entropy)
+                                    public_key=public_key, name=name, entropy=entropy)
             check_signature(event, str(public_key), fields.get("sig"), "the registering key")
             event["sig"] = fields["sig"]
             self.core.append(tournament_id, [event],
-                        extra=insert_player(tournament_id, player, token_hash(token)))
+                             extra=insert_player(tournament_id, player, token_hash(token)))
         return {"player": player, "player_token": token, "event": event}
 
     def start(self, tournament_id: str, token: str | None,
@@ -226,13 +226,13 @@ class TournamentLife:
                 raise ConflictError(f"a tournament needs 2 players or more; it has "
                                     f"{len(players)}", code="too-few-players")
             header = state.header
-            if header["system"] == "swiss" and header["rounds"] > len(players) - 1:
-                raise ConflictError(f"a Swiss of {len(players)} players can play at most "
-                                    f"{len(players) - 1} rounds without a rematch, not "
-                                    f"{header['rounds']}", code="too-many-rounds")
+            try:  # the verifier's own rule: a Swiss of n players plays at most n-1 rounds
+                check_rounds(header["system"], len(players), header["rounds"])
+            except ValueError as e:
+                raise ConflictError(str(e), code="too-many-rounds") from None
             event = self.core.draft(row, events, "start",
-                               players=[player for player, _ in players],
-                               field=field_hash(players))
+                                    players=[player for player, _ in players],
+                                    field=field_hash(players))
             self.core.append(tournament_id, [event], {"status": "running"})
             return event
 
@@ -279,9 +279,9 @@ class TournamentLife:
                      "match_id": match.match_id}
                     for pairing, match in zip(paired.pairings, drafted, strict=True)]
         event = self.core.draft(row, events, "round", round=paired.number, pairings=pairings,
-                           byes=list(paired.byes))
+                                byes=list(paired.byes))
         self.core.append(tournament_id, [event], extra=lambda conn: insert_matches(conn, drafted),
-                    leaf_kind="tournament-round", leaf_number=paired.number)
+                         leaf_kind="tournament-round", leaf_number=paired.number)
         return event
 
     def withdraw(self, tournament_id: str, token: str | None,
@@ -311,7 +311,7 @@ class TournamentLife:
                                     f"{row['next_seq']}", code="stale-seq",
                                     next_seq=row["next_seq"])
             event = self.core.draft(row, events, "withdraw", seq, player=player,
-                               from_round=from_round)
+                                    from_round=from_round)
             check_signature(event, state.players[player]["public_key"], fields.get("sig"),
                             "the player")
             event["sig"] = fields["sig"]

@@ -61,9 +61,7 @@ class TournamentReads:
                          for d in state.disputes],
             "standings": self._standings(row, state),
             "next_seq": row["next_seq"], "head": row["head"],
-            "total_rounds": (None if state.started is None else total_rounds(
-                state.header["system"], len(state.started["players"]),
-                state.header["rounds"])),
+            "total_rounds": None if state.started is None else _total(state),
         }
         if row["status"] == "finished":
             answer["seed"] = row["seed"]
@@ -107,7 +105,7 @@ class TournamentReads:
             listed.append({"id": row["id"], "name": row["name"], "game": row["game"],
                            "system": row["system"], "status": row["status"],
                            "players": len(state.registrations), "round": len(state.rounds),
-                           "rounds": state.header["rounds"]})
+                           "rounds": _total(state)})
         last_row = rows[-1] if len(rows) == limit else None
         return {"tournaments": listed,
                 "next_cursor": None if last_row is None
@@ -178,6 +176,15 @@ class TournamentReads:
                     if sealed is not None:
                         archive.writestr(f"matches/{match_id}.json", sealed)
         return buffer.getvalue()
+
+
+def _total(state: TournamentState) -> int:
+    """How many rounds the tournament plays: known for a round-robin once its field is (until
+    then, the header's cycles stand for it); a Swiss's header says."""
+    players = len(state.started["players"]) if state.started else len(state.registrations)
+    if state.started is None and state.header["system"] == "round-robin":
+        return int(state.header["rounds"])
+    return total_rounds(state.header["system"], players, state.header["rounds"])
 
 
 def _ruling(event: dict[str, Any] | None) -> dict[str, Any] | None:

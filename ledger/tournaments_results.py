@@ -92,9 +92,9 @@ class TournamentResults:
             for table in pending:
                 outcome = self._outcome(state, table, ended)
                 if outcome is not None:  # appended together: one transaction, chained
-                    results.append(self.core.draft(row, events, "result", round=table.round,
-                                              table=table.table, match_id=table.match_id,
-                                              **outcome))
+                    results.append(self.core.draft(
+                        row, events, "result", round=table.round, table=table.table,
+                        match_id=table.match_id, **outcome))
             if results:
                 self.core.append(tournament_id, results)
             return len(results)
@@ -158,6 +158,7 @@ class TournamentResults:
         seq = position(fields.get("expected_seq"))
         with self.core.lock(tournament_id):
             row, events, state = self.core.load(tournament_id)
+            _not_over(row)
             table = state.table_of(match_id) if isinstance(match_id, str) else None
             if table is None or player not in table.seats:
                 raise BadRequest(f"match {match_id!r} is not one of this player's matches in "
@@ -172,8 +173,8 @@ class TournamentResults:
                                     f"{row['next_seq']}", code="stale-seq",
                                     next_seq=row["next_seq"])
             event = self.core.draft(row, events, "dispute", seq, dispute=len(state.disputes) + 1,
-                               player=player, match_id=match_id, step=step, text=text,
-                               receipts=receipts, report=report)
+                                    player=player, match_id=match_id, step=step, text=text,
+                                    receipts=receipts, report=report)
             check_signature(event, state.players[player]["public_key"], fields.get("sig"),
                             "the player")
             event["sig"] = fields["sig"]
@@ -194,7 +195,8 @@ class TournamentResults:
         """A new match for the disputed table (same players, same seats), for the arbiter's
         ``replay-ordered`` ruling to name."""
         self.core.organiser(self.core.tstore.row(tournament_id), token)
-        _, events, state = self.core.load(tournament_id)
+        row, events, state = self.core.load(tournament_id)
+        _not_over(row)
         filed = self._dispute(state, dispute)
         table = state.table_of(filed["match_id"])
         assert table is not None
@@ -228,6 +230,7 @@ class TournamentResults:
         seq = position(fields.get("expected_seq"))
         with self.core.lock(tournament_id):
             row, events, state = self.core.load(tournament_id)
+            _not_over(row)
             filed = self._dispute(state, fields.get("dispute"))
             decision = self._decision(tournament_id, state, filed, fields.get("decision"))
             if seq != row["next_seq"]:
@@ -235,7 +238,7 @@ class TournamentResults:
                                     f"{row['next_seq']}", code="stale-seq",
                                     next_seq=row["next_seq"])
             event = self.core.draft(row, events, "ruling", seq, dispute=filed["dispute"],
-                               decision=decision, text=text)
+                                    decision=decision, text=text)
             check_signature(event, state.header["arbiter_key"], fields.get("sig"),
                             "the arbiter")
             event["sig"] = fields["sig"]
@@ -303,11 +306,11 @@ class TournamentResults:
                                     code="disputes-open")
             reveal = self.core.draft(row, events, "reveal", seed=row["seed"])
             final = self.core.draft(row, events, "final", row["next_seq"] + 1,
-                               standings=self.standings(row, state))
+                                    standings=self.standings(row, state))
             self.core.append(tournament_id, [reveal, final], {"status": "finished"},
-                        leaf_kind="tournament-final", leaf_number=final["seq"])
+                             leaf_kind="tournament-final", leaf_number=final["seq"])
             signature = self.core.server_key.sign(head_message(tournament_id, final["seq"],
-                                                          event_hash(final)))
+                                                               event_hash(final)))
             self.core.tstore.set_fields(tournament_id, {"head_sig": signature.hex()})
             return {"events": [reveal, final]}
 
@@ -322,3 +325,10 @@ class TournamentResults:
                           points_of(state.header), state.header["tiebreaks"])
         return [{"rank": line.rank, "player": line.player, "score": line.score,
                  "tiebreaks": list(line.tiebreaks)} for line in lines]
+
+
+def _not_over(row: Mapping[str, Any]) -> None:
+    """Nothing is filed or ruled after ``final``, which is the log's last event."""
+    if row["status"] == "finished":
+        raise ConflictError("the tournament is finished: its log is closed",
+                            code="tournament-over")

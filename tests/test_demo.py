@@ -45,7 +45,7 @@ def test_the_demos_simulated_matches_read_fair_unless_all_colluded(tmp_path: Pat
 
 
 def test_the_demos_live_bots_sign_commit_and_print_their_keys(tmp_path: Path) -> None:
-    lines = _demo_lines("play")
+    lines = [line for line in _demo_lines("play") if "--tournament" not in line]
     assert len(lines) == 3 and all("--signed --decline-rate 0" in line for line in lines)
     (tmp_path / "data").mkdir()
     server = ServeProcess(tmp_path / "data")
@@ -72,6 +72,40 @@ def test_the_demos_live_bots_sign_commit_and_print_their_keys(tmp_path: Path) ->
         assert receipts.returncode == 0, receipts.stdout
         assert "seat keys A, B pinned from the receipts file" in receipts.stdout
         assert "not pinned: pin them" not in receipts.stdout
+    finally:
+        server.stop()
+
+
+def _demo_tournament_lines() -> list[str]:
+    """The demo's tournament: its arbiter key, its creation and the bots that play it."""
+    recipe = (ROOT / "Makefile").read_text().split("\ndemo:", 1)[1].split("\n\n", 1)[0]
+    return [line.strip().removesuffix("\\").strip() for line in recipe.splitlines()
+            if "arbiter.pem" in line or "--tournament" in line]
+
+
+def test_the_demos_swiss_of_8_bots_runs_to_its_final_standings(tmp_path: Path) -> None:
+    """The Makefile's tournament lines, run as written against a server (no pace, so quickly):
+    8 bots register, the server pairs each round itself (--auto) and finishes after the last,
+    and every match was verified by the bots with their keys pinned."""
+    keys, create, play = _demo_tournament_lines()
+    assert "--system swiss" in create and "--auto" in create and " -n 8 " in play
+    (tmp_path / "data").mkdir()
+    (tmp_path / "out" / "demo").mkdir(parents=True)
+    server = ServeProcess(tmp_path / "data")
+    server.start()
+    try:
+        made = _sh(keys, tmp_path)
+        assert made.returncode == 0, made.stderr
+        script = (f"export FAIRDEAL_SERVER={server.url}; {create.removesuffix(';')}; "
+                  + play.split(" & ")[0].replace("--pace 1.5", "--pace 0") + "; echo $cup")
+        run = _sh(script.replace("$$", "$"), tmp_path)
+        assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+        out = run.stdout
+        assert out.count("registered: random bot ") == 8
+        assert re.findall(r"^round (\d): 4 matches$", out, re.M) == ["1", "2", "3"]
+        assert len(re.findall(r"^ended: .*\(verified, keys pinned\)$", out, re.M)) == 12
+        assert re.search(r"^tournament \S+: finished$", out, re.M), out
+        assert len(re.findall(r"^\s+\d+\s+random bot \d+\s", out, re.M)) == 8  # standings
     finally:
         server.stop()
 

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,26 @@ def test_the_transparency_log_block_runs_as_written(tmp_path: Path) -> None:
     assert (tmp_path / "trusted.checkpoint").read_text().startswith("fairdeal.log/")
     assert "consistent" in out.splitlines()[-1] or "same" in out.splitlines()[-1]
 
+
+
+def test_the_tournament_block_runs_as_written(tmp_path: Path) -> None:
+    """Issue 22's "done": a bot tournament created, played, disputed once, ruled, exported and
+    verified offline with every key pinned, from the README as written (the server on a free
+    port through FAIRDEAL_PORT and FAIRDEAL_SERVER, which serve and every command read)."""
+    env, _ = _fresh_folder(tmp_path)
+    block = _block("### A tournament, end to end")
+    assert "--player-key" in block and "--arbiter-key" in block and "--trusted-key" in block
+    result = subprocess.run(["bash", "-c", _PROLOGUE + block], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=900)
+    out, err = result.stdout, result.stderr
+    assert result.returncode == 0, out[-3000:] + err[-3000:]
+    assert "Traceback" not in out + err
+    assert out.count("registered: random bot ") == 8
+    assert re.findall(r"^round (\d): 4 matches$", out, re.M) == ["1", "2", "3"]
+    assert len(re.findall(r"^ended: .*\(verified, keys pinned\)$", out, re.M)) == 12
+    assert re.search(r"^dispute 1 filed on match \S+, step 1 ", out, re.M)
+    assert "dispute 1 ruled: result-stands" in out
+    assert re.search(r"^OK: t\.zip", out, re.M), out[-3000:]
+    assert "FAIL" not in out
+    with zipfile.ZipFile(tmp_path / "t.zip") as archive:
+        assert len([n for n in archive.namelist() if n.startswith("matches/")]) == 12
