@@ -80,10 +80,8 @@ class TournamentResults:
                 "winner": None if winner is None else table.seats[int(winner)]}
 
     def sync(self, tournament_id: str) -> int:
-        """Append every result now known; with ``auto``, pair the next round when one is
-        complete, and finish once the last is complete, no dispute is open and the header's
-        seating window has passed since the last event (the time to dispute the last round).
-        Returns how many events were written."""
+        """Append every result now known; with ``auto``, pair or finish when a round is
+        complete. Returns how many events were written."""
         def write(row: dict[str, Any], events: list[dict[str, Any]],
                   state: TournamentState) -> int:
             if row["status"] != "running":
@@ -116,9 +114,7 @@ class TournamentResults:
             except ConflictError:
                 return 0  # another writer paired it, or it cannot be paired: said on reads
             return 1
-        # the players of the last round get a seating window to dispute before it closes
-        last = self.core.tstore.events(tournament_id, row["next_seq"] - 2)[-1]
-        if state.open_disputes() or self.core.clock() < last["ts"] + header["seating_ms"]:
+        if state.open_disputes():
             return 0
         try:
             self._finish(tournament_id)

@@ -90,21 +90,3 @@ def test_the_sweeper_syncs_and_an_auto_tournament_pairs_its_next_round(
     events = ledger.tournament_core.tstore.events(tid)
     assert [e["type"] for e in events][-3:] == ["result", "result", "round"]
     assert events[-1]["round"] == 2
-
-
-def test_an_auto_tournament_finishes_a_seating_window_after_its_last_result(
-        ledgers: list[Ledger]) -> None:
-    ledger = ledgers[0]
-    now = [20_000_000]
-    ledger.clock = lambda: now[0]
-    created, players = registered(ledger, 2, auto=True, seating_ms=30_000)
-    tid = created["id"]
-    ledger.start_tournament(tid, created["organiser_token"])
-    _play_without_sync(ledger, tid, players)
-    assert ledger.tournament(tid)["status"] == "running"  # the result is in, the window open
-    now[0] += 29_999
-    assert ledger.tournament(tid)["status"] == "running"
-    now[0] += 1
-    assert ledger.tournament(tid)["status"] == "finished"
-    assert [e["type"] for e in ledger.tournament_events(tid)][-3:] == ["result", "reveal",
-                                                                       "final"]
