@@ -208,9 +208,9 @@ class MatchChecks:
         pins = self._pins(state, table)
         try:
             expected = dispute_report_hash(data, event["step"], [pins["0"], pins["1"]])
-        except DisputeError as e:
+        except DisputeError as no_report:
             raise fail("disputes", event, f"no dispute report for step {event['step']}: "
-                       f"{e}") from None
+                       f"{no_report}") from None
         if expected != event["report"]:
             raise fail("disputes", event, f"the dispute report attached is not the one match "
                        f"{event['match_id']} gives for step {event['step']}")

@@ -119,7 +119,7 @@ class TournamentState:
         elif table is None:
             return
         elif decision["kind"] == "result-changed" and table.result is not None:
-            table.result = {**table.result, "winner": decision["winner"], "ruled": True}
+            table.result = {**table.result, "winner": decision["winner"]}
         elif decision["kind"] == "replay-ordered":
             table.match_id = decision["match_id"]
             table.matches.append(decision["match_id"])

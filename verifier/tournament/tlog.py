@@ -41,8 +41,8 @@ def check_tournament_log(bundle: TournamentBundle, hashes: Sequence[str],
         checkpoint = read_checkpoint(notes.pop(), server_public)
         mine = None if trusted is None else read_checkpoint(trusted, server_public,
                                                             checkpoint.origin)
-    except VerificationError as e:
-        raise TournamentCheckFailed("log", e.reason) from None
+    except VerificationError as bad_checkpoint:
+        raise TournamentCheckFailed("log", bad_checkpoint.reason) from None
     for (what, proof), leaf in zip(proofs, leaves, strict=True):
         try:
             verify_inclusion(leaf_hash(leaf), proof.index, checkpoint.size, proof.hashes,
@@ -88,6 +88,17 @@ def _proofs(log: dict[str, Any], count: int) -> list[tuple[str, TlogProof]]:
 
 
 def _same_tree(checkpoint: Checkpoint, mine: Checkpoint) -> None:
-    if (checkpoint.size, checkpoint.root) != (mine.size, mine.root):
-        raise TournamentCheckFailed("log", f"the proofs are against {checkpoint.describe()}, "
-                                    f"not the trusted checkpoint's {mine.describe()}")
+    """(3): the proofs' checkpoint is the very tree of the one the user trusts (as a match's,
+    logcheck.py: a tree of another size needs proofs against it, the same size with another
+    root is a fork)."""
+    if mine.size != checkpoint.size:
+        raise TournamentCheckFailed("log", f"the tournament's proofs are against tree size "
+                                    f"{checkpoint.size}, not the trusted checkpoint's size "
+                                    f"{mine.size} (not the trusted checkpoint's tree): "
+                                    "export it again against that checkpoint, or check it "
+                                    "online with `fairdeal log monitor`")
+    if mine.root != checkpoint.root:
+        raise TournamentCheckFailed("log", f"the log forked: the trusted checkpoint "
+                                    f"({mine.describe()}) and the tournament's "
+                                    f"({checkpoint.describe()}) have one size and different "
+                                    "roots")

@@ -59,8 +59,8 @@ def verify_tournament(tournament: bytes | str, matches: Mapping[str, bytes], *,
     report = TournamentReport()
     try:
         bundle = TournamentBundle.from_bytes(tournament)
-    except InvalidTournament as e:
-        report.failed(TournamentCheckFailed("format", str(e)))
+    except InvalidTournament as malformed:
+        report.failed(TournamentCheckFailed("format", str(malformed)))
         return report
     report.passed("format", f"{counted(len(bundle.events), 'event')}, "
                   f"{counted(len(matches), 'match file', 'match files')}")

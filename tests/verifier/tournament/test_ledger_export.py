@@ -110,3 +110,23 @@ def test_an_edit_of_the_servers_export_resealed_with_its_key_fails(
     assert report.failure is not None and report.failure.check == "rulings", report.failure
     assert "not signed by the tournament's arbiter" in report.failure.reason
     assert report.failure.seq == ruling["seq"]
+
+
+def test_a_trusted_checkpoint_must_be_the_tree_the_proofs_are_against(
+        export: tuple[bytes, Ledger, list[tp.Player]]) -> None:
+    """The log check against a checkpoint the user trusts: the server's checkpoint of the
+    export's moment passes; one of a grown tree (another match logged since) fails, naming
+    both trees."""
+    data, ledger, _ = export
+    key = ledger.server_key.public_text
+    same = ledger.log.checkpoint()
+    report = verify_tournament_zip(data, trusted_key=key, checkpoint=same)
+    assert report.ok, report.failure
+    assert "the trusted checkpoint is the same tree" in next(
+        c.detail for c in report.checks if c.name == "log")
+    ledger.create_match("arcomage")  # its genesis is a new leaf: the tree grows
+    grown = ledger.log.checkpoint()
+    assert grown != same
+    report = verify_tournament_zip(data, trusted_key=key, checkpoint=grown)
+    assert report.failure is not None and report.failure.check == "log"
+    assert "not the trusted checkpoint's" in report.failure.reason
