@@ -85,15 +85,16 @@ class TournamentStore:
                 moved = conn.execute(update(_ROWS).where(
                     _ROWS.c.id == tournament_id, _ROWS.c.next_seq == expected_seq)
                     .values(**values)).rowcount
-                if moved != 1:
-                    raise _stale(tournament_id, expected_seq)
-                conn.execute(insert(_EVENTS), _event_rows(tournament_id, events))
-                if extra is not None:
-                    extra(conn)
-                if leaf is not None:
-                    append_leaf(conn, leaf[0], tournament_id, leaf[1])
+                if moved == 1:  # else nothing was written: the transaction ends clean
+                    conn.execute(insert(_EVENTS), _event_rows(tournament_id, events))
+                    if extra is not None:
+                        extra(conn)
+                    if leaf is not None:
+                        append_leaf(conn, leaf[0], tournament_id, leaf[1])
         except IntegrityError as e:
             raise _stale(tournament_id, expected_seq) from e
+        if moved != 1:
+            raise _stale(tournament_id, expected_seq)
 
     @translated
     def set_fields(self, tournament_id: str, values: Mapping[str, Any]) -> None:

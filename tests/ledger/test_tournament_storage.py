@@ -11,6 +11,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.exc import DatabaseError
 
 from fairdeal.ledger.database import create_schema
+from fairdeal.ledger.errors import ConflictError
 from fairdeal.ledger.keys import load_or_create_server_key
 from fairdeal.ledger.service import Ledger
 from fairdeal.ledger.store import EventStore
@@ -53,3 +54,28 @@ def test_a_postgresql_log_of_short_kinds_is_widened(pg_engine: Engine, tmp_path)
     ledger = Ledger(EventStore(engine), load_or_create_server_key(tmp_path))
     registered(ledger, 0)
     assert [leaf.kind for _, leaf in ledger.log.every_leaf()] == ["tournament-created"]
+
+
+def test_two_appends_at_one_position_store_one(engine: Engine, tmp_path) -> None:
+    """Two workers (two stores on one database) append at the same position: one event is
+    stored, the other writer is told stale-seq, and the log stays a chain."""
+    key = load_or_create_server_key(tmp_path)
+    first, second = (Ledger(EventStore(engine), key) for _ in range(2))
+    created, players = registered(first, 2)
+    tid = created["id"]
+    first.start_tournament(tid, created["organiser_token"])
+    row, events, _ = second.tournament_core.load(tid)
+    drafts = [second.tournament_core.draft(row, events, "withdraw", player=p.player,
+                                           from_round=1, sig="00" * 64) for p in players]
+    first.tournament_core.append(tid, [drafts[0]])
+    with pytest.raises(ConflictError) as lost:
+        second.tournament_core.append(tid, [drafts[1]])
+    assert lost.value.code == "stale-seq"
+    stored = first.tournament_events(tid)
+    assert [e["type"] for e in stored][-2:] == ["start", "withdraw"]
+    assert stored[-1]["player"] == players[0].player
+    # the loser's store still writes (its connection was not dropped)
+    second.tournament_core.append(tid, [second.tournament_core.draft(
+        *second.tournament_core.load(tid)[:2], "withdraw", player=players[1].player,
+        from_round=1, sig="00" * 64)])
+    assert len(first.tournament_events(tid)) == len(stored) + 1

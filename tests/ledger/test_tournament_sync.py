@@ -90,3 +90,14 @@ def test_the_sweeper_syncs_and_an_auto_tournament_pairs_its_next_round(
     events = ledger.tournament_core.tstore.events(tid)
     assert [e["type"] for e in events][-3:] == ["result", "result", "round"]
     assert events[-1]["round"] == 2
+
+
+def test_an_auto_tournament_finishes_after_its_last_round(ledgers: list[Ledger]) -> None:
+    ledger = ledgers[0]
+    created, players = registered(ledger, 2, auto=True)
+    tid = created["id"]
+    ledger.start_tournament(tid, created["organiser_token"])
+    _play_without_sync(ledger, tid, players)
+    assert ledger.tournament(tid)["status"] == "finished"
+    assert [e["type"] for e in ledger.tournament_events(tid)][-3:] == ["result", "reveal",
+                                                                       "final"]
