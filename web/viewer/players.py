@@ -16,6 +16,7 @@ from .blueprint import bp
 from .loading import game_or_none, judgement, ledger
 from .present import badges, date_words, game_title, is_simulated, result_words
 from .sources import LedgerReader, summarize
+from .tournaments import key_tournaments
 
 __all__ = ["match_card", "search_context"]
 
@@ -101,7 +102,8 @@ def key_page(key: str) -> Any:
         return redirect(url_for("viewer.key_page", key=found["key_id"], cursor=cursor))
     cards = [match_card(reader, record) for record in found["matches"]]
     return render_template("viewer/key.html", found=found, cards=cards, cursor=cursor,
-                           audit=key_audit(found["key_id"]))
+                           audit=key_audit(found["key_id"]),
+                           tournaments=key_tournaments(reader, found["key_id"]))
 
 
 def key_audit(kid: str) -> Any:
