@@ -88,7 +88,8 @@ def players(answer: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     for item in answer.get("players") or []:
         if isinstance(item, Mapping) and isinstance(item.get("player"), str):
             found[item["player"]] = {"player": item["player"], "name": str(item.get("name", "")),
-                                     "public_key": item.get("public_key")}
+                                     "public_key": item.get("public_key"),
+                                     "withdrawn_from": item.get("withdrawn_from")}
     return found
 
 
@@ -110,6 +111,8 @@ def summary(answer: Mapping[str, Any]) -> dict[str, Any]:
         "system": _SYSTEMS.get(str(header.get("system")), str(header.get("system", ""))),
         "cycles": header.get("rounds"),
         "rounds_played": len(rounds),
+        # known once the field is (round-robin: from the number of players)
+        "total_rounds": answer.get("total_rounds"),
         "status": status,
         "status_words": _STATUS.get(status, status),
         "live": status in ("registering", "running"),
@@ -192,8 +195,15 @@ def rounds(answer: Mapping[str, Any]) -> list[dict[str, Any]]:
             score, words = result_words(pairing.get("result"), seats)
             winner = (pairing.get("result") or {}).get("winner") if isinstance(
                 pairing.get("result"), Mapping) else None
+            matches = [match for match in pairing.get("matches") or []
+                       if match != pairing.get("match_id")]
+            changed = isinstance(pairing.get("result"), Mapping) and bool(
+                pairing["result"].get("changed"))
             tables.append({
                 "table": pairing.get("table"),
+                # the matches a replay ruling replaced (the last one counts)
+                "replaced": matches,
+                "changed": changed,
                 "seats": [{"player": seat, "name": _name(roster, seat)} for seat in seats],
                 "match_id": pairing.get("match_id"),
                 "score": score,
