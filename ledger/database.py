@@ -28,7 +28,14 @@ from sqlmodel import SQLModel
 
 from .seatkeys import fill_missing
 from .storeerrors import translated
-from .tables import EventRow, MatchRow, SeatKeyRow
+from .tables import (
+    EventRow,
+    MatchRow,
+    SeatKeyRow,
+    TournamentEventRow,
+    TournamentPlayerRow,
+    TournamentRow,
+)
 from .tlog import LOG_TABLES
 
 __all__ = ["DB_FILE", "SCHEMA_LOCK", "SQLITE_SYNCHRONOUS", "autocommit_cursor", "create_schema",
@@ -47,6 +54,9 @@ if SQLITE_SYNCHRONOUS not in ("NORMAL", "FULL", "EXTRA"):
 _EVENTS = EventRow.__table__  # type: ignore[attr-defined]
 _MATCHES = MatchRow.__table__  # type: ignore[attr-defined]
 _SEAT_KEYS = SeatKeyRow.__table__  # type: ignore[attr-defined]
+#: the tournaments' tables (ledger.tournaments): created where missing, like every table
+_TOURNAMENT_TABLES = (TournamentRow.__table__, TournamentEventRow.__table__,  # type: ignore[attr-defined]
+                      TournamentPlayerRow.__table__)  # type: ignore[attr-defined]
 
 _SQLITE_TRIGGERS: tuple[str, ...] = (
     ("CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events "
@@ -55,6 +65,10 @@ _SQLITE_TRIGGERS: tuple[str, ...] = (
      "BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE refused'); END"),
 )
 _LOG_TABLE_NAMES = ("log_leaves", "log_nodes", "log_checkpoints", "log_cosignatures")
+_SQLITE_TRIGGERS += tuple(
+    f"CREATE TRIGGER IF NOT EXISTS tournament_events_no_{verb.lower()} BEFORE {verb} ON "
+    f"tournament_events BEGIN SELECT RAISE(ABORT, 'events are append-only: {verb} refused'); "
+    "END" for verb in ("UPDATE", "DELETE"))
 _SQLITE_TRIGGERS += tuple(
     f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb.lower()} BEFORE {verb} ON {table} "
     f"BEGIN SELECT RAISE(ABORT, 'the log is append-only: {verb} refused'); END"
@@ -71,6 +85,16 @@ _PG_TRIGGERS = (
      "FOR EACH ROW EXECUTE FUNCTION fairdeal_events_append_only()"),
     ("CREATE OR REPLACE TRIGGER events_no_truncate BEFORE TRUNCATE ON events "
      "FOR EACH STATEMENT EXECUTE FUNCTION fairdeal_events_append_only()"),
+    ("CREATE OR REPLACE TRIGGER tournament_events_append_only BEFORE UPDATE OR DELETE ON "
+     "tournament_events FOR EACH ROW EXECUTE FUNCTION fairdeal_events_append_only()"),
+    ("CREATE OR REPLACE TRIGGER tournament_events_no_truncate BEFORE TRUNCATE ON "
+     "tournament_events FOR EACH STATEMENT EXECUTE FUNCTION fairdeal_events_append_only()"),
+    # a log made when leaf kinds were at most 16 characters ("tournament-created" is 18);
+    # widening a varchar rewrites nothing and fires no row trigger
+    ("DO $$ BEGIN IF EXISTS (SELECT 1 FROM information_schema.columns WHERE "
+     "table_schema = current_schema() AND table_name = 'log_leaves' AND column_name = 'kind' "
+     "AND character_maximum_length < 24) THEN "
+     "ALTER TABLE log_leaves ALTER COLUMN kind TYPE varchar(24); END IF; END $$"),
     ("CREATE OR REPLACE FUNCTION fairdeal_log_append_only() RETURNS trigger "
      "LANGUAGE plpgsql AS $$ BEGIN "
      "RAISE EXCEPTION 'the log is append-only: % refused', TG_OP; END $$"),
@@ -170,7 +194,7 @@ def create_schema(engine: Engine, pg_schema: str | None) -> None:
             if pg_schema is not None:
                 conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{pg_schema}"'))
             SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS, _SEAT_KEYS,
-                                                       *LOG_TABLES])
+                                                       *LOG_TABLES, *_TOURNAMENT_TABLES])
             for statement in _PG_TRIGGERS:
                 conn.execute(text(statement))
             fill_missing(conn)
@@ -185,7 +209,7 @@ def create_schema(engine: Engine, pg_schema: str | None) -> None:
         try:
             with engine.begin() as conn:
                 SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS, _SEAT_KEYS,
-                                                           *LOG_TABLES])
+                                                           *LOG_TABLES, *_TOURNAMENT_TABLES])
                 for statement in _SQLITE_TRIGGERS:
                     conn.execute(text(statement))
                 fill_missing(conn)

@@ -38,6 +38,9 @@ class Deadlines:
         self._sweep_interval: float | None = None
         self._stop = threading.Event()
         self._pid = os.getpid()
+        #: more work each sweep does after the timeouts (the tournaments' results sync):
+        #: each returns how many things it wrote
+        self.hooks: list[Callable[[], int]] = []
 
     def fresh(self, match_id: str) -> LiveMatch:
         """The match, caught up with the database and with its overdue timeouts written."""
@@ -121,6 +124,11 @@ class Deadlines:
             except LedgerError as e:
                 log.warning("sweeper: match %s: %s", match_id, e.code)
             count += 1
+        for hook in self.hooks:
+            try:
+                hook()
+            except LedgerError as e:
+                log.warning("sweeper: hook: %s", e.code)
         return count
 
     def after_fork(self) -> None:

@@ -10,7 +10,10 @@ that ``Ledger.__init__`` builds and wires (docs/architecture.md, "The composed l
 - ``reading.ReadSide`` — views, SVG boards, captions, public events and sealed bundles;
 - ``imports.BundleImports`` — bundles from elsewhere, verified and stored read-only;
 - ``creating.MatchCreator`` and ``seats.SeatActions`` — what the seats do: create, seat keys,
-  client seeds, moves, resignation.
+  client seeds, moves, resignation;
+- ``tournaments_results.TournamentResults`` and ``tournaments_read.TournamentReads`` —
+  tournaments (docs/tournaments.md): their lifecycle, results synced from their matches (the
+  sweeper runs ``sync_tournaments``), disputes, rulings, bundles and exports.
 
 Time: every event is stamped with the server clock when it is accepted, and that clock alone
 governs every deadline; a seat that signs its moves puts its own clock in them (``client_ts``)
@@ -41,6 +44,9 @@ from .reading import ReadSide
 from .seats import SeatActions, SeatAnswer, signed_receipt
 from .store import EventStore
 from .tlog import TransparencyLog, default_origin, witness_keys
+from .tournaments import TournamentStore
+from .tournaments_read import TournamentReads
+from .tournaments_results import TournamentResults
 
 __all__ = ["DEFAULT_SEED_DEADLINE_MS", "DEFAULT_TURN_LIMIT_MS", "Ledger", "now_ms"]
 
@@ -87,6 +93,13 @@ class Ledger:
                                  self.receipt, self._now, max_skew_ms)
         #: players by the key they sign with, and the search (ledger.players)
         self.players = KeyPages(store, self.reading.summary)
+        #: tournaments (ledger.tournaments*): the writer and the reads
+        self.tournaments = TournamentResults(TournamentStore(store.engine, store.writes),
+                                             store, server_key, self._now)
+        self.tournaments.bundle_of = self.reading.bundle_bytes
+        self.tournament_reads = TournamentReads(self.tournaments, self.log,
+                                                self.reading.bundle_bytes)
+        self.deadlines.hooks.append(self.sync_tournaments)
 
     @classmethod
     def open(cls, data_dir: Any, database_url: str | None = None, **kwargs: Any) -> Ledger:
@@ -286,6 +299,75 @@ class Ledger:
         process stored, and polls for the others'."""
         return self.matches.wait_for_write(match_id, seen, timeout)
 
+    # --- tournaments (docs/tournaments.md; the API's contract: api.md) -------------------------
+
+    def create_tournament(self, **fields: Any) -> dict[str, Any]:
+        """A new tournament: its header, commitment and organiser token (given once)."""
+        return self.tournaments.create(fields)
+
+    def tournament(self, tournament_id: str) -> dict[str, Any]:
+        """Everything public about a tournament, standings computed (``TournamentReads``)."""
+        return self.tournament_reads.tournament(tournament_id)
+
+    def tournament_events(self, tournament_id: str, after: int = -1) -> list[dict[str, Any]]:
+        """A tournament's events after a position (all public)."""
+        return self.tournament_reads.events(tournament_id, after)
+
+    def list_tournaments(self, limit: int = 50, cursor: str | None = None) -> dict[str, Any]:
+        """Tournament summaries, newest first, a keyset page at a time."""
+        return self.tournament_reads.list(limit, cursor)
+
+    def register_player(self, tournament_id: str, fields: Any) -> dict[str, Any]:
+        """A player's signed registration: its key id, player token (given once), event."""
+        return self.tournaments.register(tournament_id, _fields(fields))
+
+    def start_tournament(self, tournament_id: str, token: str | None) -> dict[str, Any]:
+        """The organiser starts: the ``start`` event (and round 1 with ``auto``)."""
+        return self.tournaments.start(tournament_id, token, self.tournaments.pair_next)
+
+    def pair_next_round(self, tournament_id: str, token: str | None) -> dict[str, Any]:
+        """The organiser asks for the next round: paired, its matches created."""
+        self.tournaments.organiser(self.tournaments.tstore.row(tournament_id), token)
+        self.tournaments.sync(tournament_id)
+        return self.tournaments.pair_next(tournament_id)
+
+    def tournament_me(self, tournament_id: str, token: str | None) -> dict[str, Any]:
+        """A player's own state: its table of the current round, or its bye."""
+        return self.tournament_reads.me(tournament_id, token)
+
+    def withdraw_player(self, tournament_id: str, token: str | None,
+                        fields: Any) -> dict[str, Any]:
+        """A player's signed withdrawal."""
+        return self.tournaments.withdraw(tournament_id, token, _fields(fields))
+
+    def file_dispute(self, tournament_id: str, token: str | None, fields: Any) -> dict[str, Any]:
+        """A player's signed dispute on a step of its own sealed match."""
+        return self.tournaments.file_dispute(tournament_id, token, _fields(fields))
+
+    def order_replay(self, tournament_id: str, token: str | None, dispute: Any) -> dict[str, Any]:
+        """The organiser's new match for a disputed table, for a replay ruling to name."""
+        return self.tournaments.order_replay(tournament_id, token, dispute)
+
+    def rule_dispute(self, tournament_id: str, fields: Any) -> dict[str, Any]:
+        """The arbiter's signed ruling on a filed dispute."""
+        return self.tournaments.rule(tournament_id, _fields(fields))
+
+    def finish_tournament(self, tournament_id: str, token: str | None) -> dict[str, Any]:
+        """The organiser ends it: the seed revealed, the final standings, the head signed."""
+        return self.tournaments.finish(tournament_id, token)
+
+    def tournament_bundle(self, tournament_id: str) -> bytes:
+        """The signed tournament bundle with its log proofs; NotEnded before the end."""
+        return self.tournament_reads.bundle(tournament_id)
+
+    def tournament_export(self, tournament_id: str) -> bytes:
+        """The zip of the bundle and every sealed match it names."""
+        return self.tournament_reads.export(tournament_id)
+
+    def sync_tournaments(self) -> int:
+        """Append every result the matches now give (the sweeper runs it)."""
+        return self.tournaments.sync_all()
+
     # --- deadlines -----------------------------------------------------------------------------
 
     def sweep(self) -> int:
@@ -303,3 +385,12 @@ class Ledger:
     def after_fork(self) -> None:
         """Call in a forked worker: drop the parent's connections and cache (``Deadlines``)."""
         self.deadlines.after_fork()
+
+
+def _fields(fields: Any) -> Mapping[str, Any]:
+    """A request's fields: an object, or a clear BadRequest."""
+    from .errors import BadRequest
+
+    if not isinstance(fields, Mapping):
+        raise BadRequest("the request body must be a JSON object", code="invalid-json")
+    return fields

@@ -10,7 +10,8 @@ from sqlalchemy import BigInteger, Column, Integer, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 __all__ = ["EventRow", "LogCheckpointRow", "LogCosignatureRow", "LogLeafRow", "LogNodeRow",
-           "MatchRow", "SeatKeyRow"]
+           "MatchRow", "SeatKeyRow", "TournamentEventRow", "TournamentPlayerRow",
+           "TournamentRow"]
 
 
 class MatchRow(SQLModel, table=True):
@@ -87,7 +88,9 @@ class LogLeafRow(SQLModel, table=True):
     __tablename__ = "log_leaves"
 
     idx: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
-    kind: str = Field(max_length=16)
+    #: ``genesis``, ``seal`` or a tournament's (``tournament-created`` is 18 characters: a
+    #: PostgreSQL column made at 16 is widened when the store opens, ledger.database)
+    kind: str = Field(max_length=24)
     match_id: str = Field(max_length=64, index=True)
     body: str = Field(sa_column=Column(Text, nullable=False))
 
@@ -127,3 +130,53 @@ class LogCosignatureRow(SQLModel, table=True):
     key_id: str = Field(primary_key=True, max_length=8)
     #: the signature line as it is appended to the note
     line: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class TournamentRow(SQLModel, table=True):
+    """One tournament (docs/tournaments.md): what changes (status, the next position and the
+    head) and the secrets that never leave the server — the seed until ``reveal``, the hash of
+    the organiser token always. Its events are in ``tournament_events``."""
+
+    __tablename__ = "tournaments"
+
+    id: str = Field(primary_key=True, max_length=64)
+    name: str = Field(max_length=200)
+    game: str = Field(max_length=40)
+    system: str = Field(max_length=16)
+    #: ``registering``, ``running`` or ``finished``
+    status: str = Field(max_length=16, index=True)
+    created_ms: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))
+    #: hex; secret until the reveal event carries it
+    seed: str = Field(max_length=64)
+    organiser_hash: str = Field(max_length=64)
+    #: the server pairs each round when the last is complete, and finishes after the last
+    auto: bool = False
+    next_seq: int = 1
+    head: str = Field(max_length=64)
+    #: the server's head signature (hex) once the tournament is final
+    head_sig: str | None = Field(default=None, max_length=128)
+
+
+class TournamentEventRow(SQLModel, table=True):
+    """One event of one tournament, exactly as hashed: ``body`` is its canonical JSON.
+    Append-only, as ``events`` is (the database's triggers refuse UPDATE and DELETE)."""
+
+    __tablename__ = "tournament_events"
+
+    tournament_id: str = Field(primary_key=True, max_length=64, foreign_key="tournaments.id")
+    seq: int = Field(primary_key=True)
+    type: str = Field(max_length=16)
+    body: str = Field(sa_column=Column(Text, nullable=False))
+    hash: str = Field(max_length=64)
+
+
+class TournamentPlayerRow(SQLModel, table=True):
+    """A registered player's token hash (the token itself is given out once, never kept): the
+    seat token of each of its matches, and what opens ``/me``, withdrawals and disputes."""
+
+    __tablename__ = "tournament_players"
+
+    tournament_id: str = Field(primary_key=True, max_length=64, foreign_key="tournaments.id")
+    #: the player's key id (16 hex)
+    player: str = Field(primary_key=True, max_length=16)
+    token_hash: str = Field(max_length=64, index=True)

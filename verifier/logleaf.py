@@ -12,6 +12,12 @@ A seal leaf of format ``fairdeal.log/1`` (written before the seal named its gene
 Counting is per leaf (``pair``): a genesis leaf without its own seal leaf is unsealed, whatever
 match ids repeat — an operator who re-deals under a used id leaves the first genesis open.
 
+Three more kinds log a tournament (docs/tournaments.md §3), each naming its ``tournament_id``
+(read into ``match_id``: the log's rows are keyed by it) and the hash of the tournament event it
+commits to: ``tournament-created`` (the header, with ``ts``), ``tournament-round`` (a round
+event, with ``round``) and ``tournament-final`` (the final event, with ``seq``). They pair with
+no match leaf: a monitor checks them apart from genesis and seal leaves.
+
 A verifier rebuilds both from a bundle's events (and the genesis proof's index), so a proof binds
 the very match it holds. The leaf hash is RFC 9162's, SHA-256(0x00 ‖ leaf bytes)
 (``merkle.leaf_hash``).
@@ -28,16 +34,21 @@ from .canonical import canonical_bytes
 from .errors import FairdealError
 from .protocol import event_hash
 
-__all__ = ["LEAF_FORMAT", "SEAL_FORMAT", "LeafError", "LogLeaf", "genesis_leaf", "pair",
-           "seal_leaf", "seat_counts", "unsealed"]
+__all__ = ["LEAF_FORMAT", "SEAL_FORMAT", "TOURNAMENT_KINDS", "LeafError", "LogLeaf",
+           "genesis_leaf", "pair", "seal_leaf", "seat_counts", "tournament_leaf", "unsealed"]
 
 #: the format of genesis leaves, and of the seal leaves written before a seal named its genesis
 LEAF_FORMAT = "fairdeal.log/1"
 #: the format of seal leaves that name the genesis leaf they close (``"genesis": <index>``)
 SEAL_FORMAT = "fairdeal.log/2"
-KINDS = ("genesis", "seal")
+#: the leaves of a tournament's log (docs/tournaments.md §3), and the field each adds
+TOURNAMENT_KINDS = ("tournament-created", "tournament-round", "tournament-final")
+_TOURNAMENT_FIELD = {"tournament-created": "ts", "tournament-round": "round",
+                     "tournament-final": "seq"}
+KINDS = ("genesis", "seal", *TOURNAMENT_KINDS)
 #: the leaf formats each kind may have
-_FORMATS = {"genesis": (LEAF_FORMAT,), "seal": (LEAF_FORMAT, SEAL_FORMAT)}
+_FORMATS = {"genesis": (LEAF_FORMAT,), "seal": (LEAF_FORMAT, SEAL_FORMAT),
+            **{kind: (LEAF_FORMAT,) for kind in TOURNAMENT_KINDS}}
 
 
 class LeafError(FairdealError):
@@ -70,8 +81,10 @@ class LogLeaf:
                             f"{SEAL_FORMAT!r}")
         kind = value.get("kind")
         if kind not in KINDS:
-            raise LeafError(f"a log leaf's kind is genesis or seal, got {kind!r}")
+            raise LeafError(f"a log leaf's kind is one of {', '.join(KINDS)}, got {kind!r}")
         form = str(value["leaf"])
+        if kind in TOURNAMENT_KINDS:
+            return cls._tournament(value, kind, body)
         if form not in _FORMATS[kind]:
             raise LeafError(f"a {kind} leaf has no format {form!r}")
         genesis = value.get("genesis")
@@ -88,6 +101,32 @@ class LogLeaf:
                    tuple(str(name) for name in seats) if isinstance(seats, list) else (),
                    value.get("game") if isinstance(value.get("game"), str) else None,
                    form, genesis if form == SEAL_FORMAT else None)
+
+
+    @classmethod
+    def _tournament(cls, value: dict[str, Any], kind: str, body: bytes) -> LogLeaf:
+        """A tournament's leaf: exactly its fields, canonical."""
+        extra = _TOURNAMENT_FIELD[kind]
+        if set(value) != {"event", "kind", "leaf", "tournament_id", extra}:
+            raise LeafError(f"a {kind} leaf holds event, kind, leaf, tournament_id and {extra}")
+        number = value[extra]
+        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+            raise LeafError(f"a {kind} leaf's {extra} is an integer from 0")
+        if not isinstance(value["tournament_id"], str) or not isinstance(value["event"], str):
+            raise LeafError(f"a {kind} leaf names its tournament and event as strings")
+        if canonical_bytes(value) != body:
+            raise LeafError("a log leaf is canonical JSON (sorted keys, no spaces)")
+        return cls(kind, value["tournament_id"], value["event"], body)
+
+
+def tournament_leaf(kind: str, tournament_id: str, event: str, number: int) -> bytes:
+    """A tournament's leaf (docs/tournaments.md §3): ``number`` is the header's ``ts`` for
+    ``tournament-created``, the round for ``tournament-round``, the final event's ``seq`` for
+    ``tournament-final``."""
+    if kind not in TOURNAMENT_KINDS:
+        raise ValueError(f"no tournament leaf of kind {kind!r}")
+    return canonical_bytes({"event": event, "kind": kind, "leaf": LEAF_FORMAT,
+                            "tournament_id": tournament_id, _TOURNAMENT_FIELD[kind]: number})
 
 
 def genesis_leaf(genesis: Mapping[str, Any]) -> bytes:
@@ -122,6 +161,8 @@ def pair(leaves: Iterable[tuple[int, LogLeaf]]) -> tuple[dict[int, LogLeaf], dic
     open_by_id: dict[str, list[int]] = {}
     closed: dict[int, int] = {}
     for index, leaf in leaves:
+        if leaf.kind in TOURNAMENT_KINDS:
+            continue  # a tournament's leaf closes no match
         if leaf.kind == "genesis":
             geneses[index] = leaf
             open_by_id.setdefault(leaf.match_id, []).append(index)

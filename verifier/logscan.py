@@ -17,6 +17,7 @@ What it reports (each a ``Finding`` naming the leaf, and the earlier leaf it con
 - a seal leaf whose genesis leaf it cannot find: no genesis of its match before it, or (format
   ``fairdeal.log/2``) not the genesis leaf it names;
 - a second seal leaf of one genesis;
+- (tournament leaves, docs/tournaments.md §3, are read and pass: they open no match)
 - a leaf that is not a fairdeal log leaf at all.
 """
 
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import FairdealError
-from .logleaf import LeafError, LogLeaf
+from .logleaf import TOURNAMENT_KINDS, LeafError, LogLeaf
 from .merkle import EMPTY_ROOT, Node, completed_nodes, fold, frontier, leaf_hash
 
 __all__ = ["Finding", "LogScan", "ScanError", "Sealed"]
@@ -90,6 +91,9 @@ class LogScan:
             leaf = LogLeaf.parse(body)
         except LeafError as e:
             return [Finding(index, f"leaf {index} is not a fairdeal log leaf: {e}")], None
+        if leaf.kind in TOURNAMENT_KINDS:
+            # a tournament's leaf: its bundle carries the proof; it opens or closes no match
+            return [], None
         entry = self.matches.get(leaf.match_id)
         if leaf.kind == "genesis":
             if entry is not None:

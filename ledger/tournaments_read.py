@@ -1,0 +1,183 @@
+"""What anyone reads of a tournament (api.md): its state as one answer, its events, the list,
+a player's own table, and after the end the signed bundle and the export (docs/tournaments.md
+§3). Every read syncs the results first, so what it shows is what the matches say now.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import select
+
+from fairdeal.verifier.canonical import canonical_bytes
+from fairdeal.verifier.checkpoint import TlogProof
+from fairdeal.verifier.tournament.pairing import total_rounds
+from fairdeal.verifier.tournament.primitives import FORMAT
+
+from .errors import BadRequest, NotEnded
+from .tables import LogLeafRow
+from .tlog import TransparencyLog
+from .tournaments_results import TournamentResults
+from .tournaments_state import TournamentState
+
+__all__ = ["TournamentReads"]
+
+_LEAVES = LogLeafRow.__table__  # type: ignore[attr-defined]
+
+
+class TournamentReads:
+    """Reads over the tournaments (``actions``: the writer, which syncs)."""
+
+    def __init__(self, actions: TournamentResults, log: TransparencyLog,
+                 bundle_of: Callable[[str], bytes | None]) -> None:
+        self.actions = actions
+        self.tstore = actions.tstore
+        self.log = log
+        self.bundle_of = bundle_of
+
+    def tournament(self, tournament_id: str) -> dict[str, Any]:
+        self.actions.sync(tournament_id)
+        row, _, state = self.actions.load(tournament_id)
+        answer = {
+            "id": row["id"], "name": row["name"], "status": row["status"],
+            "header": state.header,
+            "players": [{"player": p["player"], "name": p["name"],
+                         "public_key": p["public_key"],
+                         "withdrawn_from": state.withdrawn.get(p["player"])}
+                        for p in state.registrations],
+            "rounds": [{"round": event["round"], "byes": event["byes"], "pairings": [
+                self._pairing(state, event["round"], pairing)
+                for pairing in event["pairings"]]} for event in state.rounds],
+            "disputes": [{"dispute": d["dispute"], "player": d["player"],
+                          "match_id": d["match_id"], "step": d["step"], "text": d["text"],
+                          "ruling": _ruling(state.rulings.get(d["dispute"]))}
+                         for d in state.disputes],
+            "standings": self._standings(row, state),
+            "next_seq": row["next_seq"], "head": row["head"],
+            "total_rounds": (None if state.started is None else total_rounds(
+                state.header["system"], len(state.started["players"]),
+                state.header["rounds"])),
+        }
+        if row["status"] == "finished":
+            answer["seed"] = row["seed"]
+        return answer
+
+    def _pairing(self, state: TournamentState, number: int,
+                 pairing: dict[str, Any]) -> dict[str, Any]:
+        table = state.tables[(number, pairing["table"])]
+        result = table.result
+        return {"table": pairing["table"], "seats": pairing["seats"],
+                "match_id": table.match_id, "matches": table.matches,
+                "result": None if result is None else {
+                    "outcome": result["outcome"], "winner": result["winner"],
+                    "match_id": result["match_id"], "changed": bool(result.get("changed"))}}
+
+    def _standings(self, row: dict[str, Any], state: TournamentState) -> list[dict[str, Any]]:
+        names = {p["player"]: p["name"] for p in state.registrations}
+        try:
+            lines = self.actions.standings(row, state)
+        except NotImplementedError:
+            return []  # the verifier's standings are not in this build yet
+        return [{**line, "name": names.get(line["player"], "")} for line in lines]
+
+    def events(self, tournament_id: str, after: int = -1) -> list[dict[str, Any]]:
+        self.actions.sync(tournament_id)
+        self.tstore.row(tournament_id)  # TournamentNotFound for an unknown id
+        return self.tstore.events(tournament_id, after)
+
+    def list(self, limit: int = 50, cursor: str | None = None) -> dict[str, Any]:
+        before = None
+        if cursor:
+            stamp, _, last = cursor.partition(":")
+            if not stamp.isdigit() or not last:
+                raise BadRequest("cursor must be a next_cursor this API returned",
+                                 code="invalid-cursor")
+            before = (int(stamp), last)
+        rows = self.tstore.rows(limit, before)
+        listed = []
+        for row in rows:
+            state = TournamentState.of(self.tstore.events(row["id"]))
+            listed.append({"id": row["id"], "name": row["name"], "game": row["game"],
+                           "system": row["system"], "status": row["status"],
+                           "players": len(state.registrations), "round": len(state.rounds),
+                           "rounds": state.header["rounds"]})
+        last_row = rows[-1] if len(rows) == limit else None
+        return {"tournaments": listed,
+                "next_cursor": None if last_row is None
+                else f"{last_row['created_ms']}:{last_row['id']}"}
+
+    def me(self, tournament_id: str, token: str | None) -> dict[str, Any]:
+        player = self.actions.player(tournament_id, token)
+        self.actions.sync(tournament_id)
+        row, _, state = self.actions.load(tournament_id)
+        current = len(state.rounds)
+        pairing = None
+        for (number, _), table in state.tables.items():
+            if number == current and player in table.seats:
+                seat = table.seats.index(player)
+                pairing = {"round": number, "table": table.table, "seat": seat,
+                           "match_id": table.match_id, "opponent": table.seats[1 - seat],
+                           "result": table.result}
+        bye = bool(state.rounds) and player in state.rounds[-1]["byes"]
+        return {"player": player, "status": row["status"], "round": current,
+                "pairing": pairing, "bye": bye,
+                "withdrawn_from": state.withdrawn.get(player),
+                "next_seq": row["next_seq"], "head": row["head"]}
+
+    # --- the bundle and the export ---------------------------------------------------------
+
+    def bundle(self, tournament_id: str) -> bytes:
+        row = self.tstore.row(tournament_id)
+        if row["status"] != "finished" or row["head_sig"] is None:
+            raise NotEnded(f"tournament {tournament_id} is not finished: its bundle is signed "
+                           "at the end", code="not-finished")
+        bundle = {"format": FORMAT, "events": self.tstore.events(tournament_id),
+                  "signature": {"key": self.actions.server_key.public_text,
+                                "sig": row["head_sig"]},
+                  "log": self._proofs(tournament_id)}
+        return canonical_bytes(bundle)
+
+    def _proofs(self, tournament_id: str) -> dict[str, Any]:
+        """The tlog proofs of the tournament's leaves against the latest checkpoint."""
+        query = (select(_LEAVES.c.idx, _LEAVES.c.kind).where(
+            _LEAVES.c.match_id == tournament_id).order_by(_LEAVES.c.idx))
+        with self.log.engine.connect() as conn:
+            leaves = [(int(idx), str(kind)) for idx, kind in conn.execute(query)]
+        note = self.log.checkpoint()
+        size = self.log.size()
+        proofs: dict[str, Any] = {"rounds": []}
+        for index, kind in leaves:
+            if index >= size:
+                continue
+            text = TlogProof(index, tuple(self.log.inclusion_proof(index, size)), note).text()
+            if kind == "tournament-round":
+                proofs["rounds"].append(text)
+            else:
+                proofs[kind.removeprefix("tournament-")] = text
+        return proofs
+
+    def export(self, tournament_id: str) -> bytes:
+        """The zip: ``tournament.json`` and ``matches/<id>.json`` of every sealed match the
+        tournament names (a forfeited table's match may never have been played)."""
+        data = self.bundle(tournament_id)
+        events = json.loads(data)["events"]
+        state = TournamentState.of(events)
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("tournament.json", data)
+            for table in state.tables.values():
+                for match_id in table.matches:
+                    sealed = self.bundle_of(match_id)
+                    if sealed is not None:
+                        archive.writestr(f"matches/{match_id}.json", sealed)
+        return buffer.getvalue()
+
+
+def _ruling(event: dict[str, Any] | None) -> dict[str, Any] | None:
+    if event is None:
+        return None
+    return {"decision": event["decision"], "text": event["text"], "seq": event["seq"]}

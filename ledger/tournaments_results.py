@@ -1,0 +1,304 @@
+"""Results, disputes, rulings and the end of a tournament (docs/tournaments.md §2, §5).
+
+Results are never typed in: ``sync`` reads each paired match's own sealed events — the head
+hash, the last seq and the winner its ``reveal`` declares — and appends the ``result``. A table
+whose player withdrew from that round before the game's first move is a ``forfeit`` (both:
+``double-forfeit``); the ledger leaves that match alone, and its seating window and turn
+deadlines end it as any match (the no-show loses) — its own result is then not counted, the
+forfeit is. Sync is idempotent (a table gets a result only when the log holds none for its
+current match) and safe when two run at once: each append names its position, and the loser
+re-reads the log and finds the result written.
+
+Disputes are the players' (signed, on their own sealed match, the report hash re-computed here
+from the match's bundle); rulings are the arbiter's (the signature is the authority); a replay
+is a new match for the disputed table that the organiser asks for and the arbiter's ruling then
+names. ``finish`` reveals the seed and writes the final standings, signs the head and logs it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from fairdeal.verifier.dispute import DisputeError
+from fairdeal.verifier.tournament.disputes import dispute_report_hash
+from fairdeal.verifier.tournament.pairing import total_rounds
+from fairdeal.verifier.tournament.primitives import event_hash, head_message
+from fairdeal.verifier.tournament.standings import standings
+
+from .errors import BadRequest, ConflictError
+from .tournaments_life import TournamentLife, check_signature, has_moves, position
+from .tournaments_matches import insert_matches, new_match
+from .tournaments_state import Table, TournamentState, points_of
+
+__all__ = ["TournamentResults"]
+
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_DECISIONS = ("result-stands", "result-changed", "replay-ordered", "penalty")
+
+
+class TournamentResults(TournamentLife):
+    """Sync, disputes, replays, rulings, finish (on top of the lifecycle)."""
+
+    #: the sealed bundle of a match (``ReadSide.bundle_bytes``), set by the façade
+    bundle_of: Any = None
+
+    # --- results -------------------------------------------------------------------------------
+
+    def _outcome(self, state: TournamentState, table: Table) -> dict[str, Any] | None:
+        """The result a table's current match gives now, or None while it is undecided."""
+        absent = [seat for seat in table.seats
+                  if state.withdrawn.get(seat, table.round + 1) <= table.round]
+        if absent and not has_moves(self.store, table.match_id):
+            if len(absent) == 2:
+                return {"outcome": "double-forfeit", "winner": None}
+            return {"outcome": "forfeit",
+                    "winner": next(seat for seat in table.seats if seat not in absent)}
+        match = self.store.match(table.match_id)
+        if match is None or match["status"] != "ended":
+            return None
+        events = self.store.read(table.match_id)
+        reveal = next(event for event in reversed(events) if event.type == "reveal")
+        winner = json.loads(reveal.body)["result"]["winner"]
+        return {"outcome": "match", "head": reveal.hash, "match_seq": reveal.seq,
+                "winner": None if winner is None else table.seats[int(winner)]}
+
+    def sync(self, tournament_id: str) -> int:
+        """Append every result now known; with ``auto``, pair or finish when a round is
+        complete. Returns how many events were written."""
+        def write(row: dict[str, Any], events: list[dict[str, Any]],
+                  state: TournamentState) -> int:
+            if row["status"] != "running":
+                return 0
+            for table in state.tables.values():
+                if table.result is None:
+                    outcome = self._outcome(state, table)
+                    if outcome is not None:
+                        self.append(tournament_id, [self.draft(
+                            row, events, "result", round=table.round, table=table.table,
+                            match_id=table.match_id, **outcome)])
+                        return 1
+            return 0
+
+        written = 0
+        while self.server_write(tournament_id, write):
+            written += 1
+        return written + self._auto(tournament_id)
+
+    def _auto(self, tournament_id: str) -> int:
+        row, _, state = self.load(tournament_id)
+        if not row["auto"] or row["status"] != "running" or not state.round_complete():
+            return 0
+        header = state.header
+        assert state.started is not None
+        if len(state.rounds) < total_rounds(header["system"], len(state.started["players"]),
+                                            header["rounds"]):
+            try:
+                self.pair_next(tournament_id)
+            except ConflictError:
+                return 0  # another writer paired it, or it cannot be paired: said on reads
+            return 1
+        if state.open_disputes():
+            return 0
+        try:
+            self._finish(tournament_id)
+        except ConflictError:
+            return 0
+        return 2
+
+    def sync_all(self) -> int:
+        """Sync every running tournament (the sweeper's hook); how many events were written."""
+        return sum(self.sync(tournament_id) for tournament_id in self.tstore.unfinished())
+
+    # --- disputes, replays, rulings ------------------------------------------------------------
+
+    def file_dispute(self, tournament_id: str, token: str | None,
+                     fields: Mapping[str, Any]) -> dict[str, Any]:
+        allowed = {"match_id", "step", "text", "receipts", "report", "expected_seq", "sig"}
+        unknown = sorted(set(fields) - allowed)
+        if unknown:
+            raise BadRequest(f"unexpected field {unknown[0]!r}", code="unknown-field")
+        player = self.player(tournament_id, token)
+        self.sync(tournament_id)
+        match_id, step, text = fields.get("match_id"), fields.get("step"), fields.get("text")
+        receipts, report = fields.get("receipts"), fields.get("report")
+        if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+            raise BadRequest("step must be the disputed step (0 the deal, N the N-th play)",
+                             code="invalid-step")
+        if not isinstance(text, str) or not 0 < len(text) <= 2000:
+            raise BadRequest("text must be 1 to 2000 characters", code="invalid-text")
+        if receipts is not None and not isinstance(receipts, Mapping):
+            raise BadRequest("receipts must be the receipts file (an object) or null",
+                             code="invalid-receipts")
+        if not isinstance(report, str) or not _HEX64.match(report):
+            raise BadRequest("report must be the 64-hex dispute report hash",
+                             code="invalid-report")
+        seq = position(fields.get("expected_seq"))
+        with self.lock(tournament_id):
+            row, events, state = self.load(tournament_id)
+            table = state.table_of(match_id) if isinstance(match_id, str) else None
+            if table is None or player not in table.seats:
+                raise BadRequest(f"match {match_id!r} is not one of this player's matches in "
+                                 "this tournament", code="not-your-match")
+            keys = [state.players[seat]["public_key"] for seat in table.seats]
+            expected = self._report(str(match_id), step, keys)
+            if report != expected:
+                raise BadRequest("report is not the hash of the dispute report of that step "
+                                 f"(the server computes {expected})", code="report-mismatch")
+            if seq != row["next_seq"]:
+                raise ConflictError(f"expected_seq {seq} is stale: the next is "
+                                    f"{row['next_seq']}", code="stale-seq",
+                                    next_seq=row["next_seq"])
+            event = self.draft(row, events, "dispute", seq, dispute=len(state.disputes) + 1,
+                               player=player, match_id=match_id, step=step, text=text,
+                               receipts=receipts, report=report)
+            check_signature(event, state.players[player]["public_key"], fields.get("sig"),
+                            "the player")
+            event["sig"] = fields["sig"]
+            self.append(tournament_id, [event])
+        return {"event": event}
+
+    def _report(self, match_id: str, step: int, keys: list[str]) -> str:
+        bundle = self.bundle_of(match_id)
+        if bundle is None:
+            raise ConflictError(f"match {match_id} is not sealed yet: a dispute is filed on a "
+                                "sealed match", code="match-not-sealed")
+        try:
+            return dispute_report_hash(bundle, step, keys)
+        except DisputeError as e:
+            raise BadRequest(str(e), code="invalid-step") from None
+
+    def order_replay(self, tournament_id: str, token: str | None, dispute: Any) -> dict[str, Any]:
+        """A new match for the disputed table (same players, same seats), for the arbiter's
+        ``replay-ordered`` ruling to name."""
+        self.organiser(self.tstore.row(tournament_id), token)
+        _, events, state = self.load(tournament_id)
+        filed = self._dispute(state, dispute)
+        table = state.table_of(filed["match_id"])
+        assert table is not None
+        registered = state.players
+        hashes = self.tstore.token_hashes(tournament_id)
+        match = new_match(state.header, [registered[seat] for seat in table.seats],
+                          [hashes[seat] for seat in table.seats], self.server_key.key_id,
+                          self.stamp(events))
+        with self.store.writes.transaction() as conn:
+            insert_matches(conn, [match])
+        return {"match_id": match.match_id}
+
+    def _dispute(self, state: TournamentState, dispute: Any) -> dict[str, Any]:
+        if isinstance(dispute, bool) or not isinstance(dispute, int) \
+                or not 1 <= dispute <= len(state.disputes):
+            raise BadRequest(f"dispute must be the number of a filed dispute (1 to "
+                             f"{len(state.disputes)})", code="unknown-dispute")
+        if dispute in state.rulings:
+            raise ConflictError(f"dispute {dispute} has its ruling already",
+                                code="already-ruled")
+        return state.disputes[dispute - 1]
+
+    def rule(self, tournament_id: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """The arbiter's ruling on a filed dispute; its signature is the authority."""
+        unknown = sorted(set(fields) - {"dispute", "decision", "text", "expected_seq", "sig"})
+        if unknown:
+            raise BadRequest(f"unexpected field {unknown[0]!r}", code="unknown-field")
+        text = fields.get("text")
+        if not isinstance(text, str) or len(text) > 2000:
+            raise BadRequest("text must be at most 2000 characters", code="invalid-text")
+        seq = position(fields.get("expected_seq"))
+        with self.lock(tournament_id):
+            row, events, state = self.load(tournament_id)
+            filed = self._dispute(state, fields.get("dispute"))
+            decision = self._decision(tournament_id, state, filed, fields.get("decision"))
+            if seq != row["next_seq"]:
+                raise ConflictError(f"expected_seq {seq} is stale: the next is "
+                                    f"{row['next_seq']}", code="stale-seq",
+                                    next_seq=row["next_seq"])
+            event = self.draft(row, events, "ruling", seq, dispute=filed["dispute"],
+                               decision=decision, text=text)
+            check_signature(event, state.header["arbiter_key"], fields.get("sig"),
+                            "the arbiter")
+            event["sig"] = fields["sig"]
+            self.append(tournament_id, [event])
+        return {"event": event}
+
+    def _decision(self, tournament_id: str, state: TournamentState, filed: Mapping[str, Any],
+                  decision: Any) -> dict[str, Any]:
+        table = state.table_of(filed["match_id"])
+        assert table is not None
+        kind = decision.get("kind") if isinstance(decision, Mapping) else None
+        shapes = {"result-stands": {"kind"}, "result-changed": {"kind", "winner"},
+                  "replay-ordered": {"kind", "match_id"},
+                  "penalty": {"kind", "player", "points"}}
+        if kind not in shapes or set(decision) != shapes[kind]:
+            raise BadRequest(f"decision must be one of {', '.join(_DECISIONS)} with exactly "
+                             "its fields (docs/tournaments.md §2)", code="invalid-decision")
+        if kind == "result-changed" and (decision["winner"] not in (*table.seats, None)
+                                         or table.result is None):
+            raise BadRequest("a changed result names a player of the disputed match as its "
+                             "winner (or null for a draw), once the match has a result",
+                             code="invalid-decision")
+        if kind == "penalty" and (decision["player"] not in state.players
+                                  or isinstance(decision["points"], bool)
+                                  or not isinstance(decision["points"], int)
+                                  or decision["points"] < 1):
+            raise BadRequest("a penalty names a registered player and half-points ≥ 1",
+                             code="invalid-decision")
+        if kind == "replay-ordered":
+            self._check_replay(tournament_id, state, table, decision["match_id"])
+        return dict(decision)
+
+    def _check_replay(self, tournament_id: str, state: TournamentState, table: Table,
+                      match_id: Any) -> None:
+        hashes = self.tstore.token_hashes(tournament_id)
+        match = self.store.match(match_id) if isinstance(match_id, str) else None
+        used = any(match_id in t.matches for t in state.tables.values())
+        if (match is None or used or json.loads(match["token_hashes"])
+                != [hashes[seat] for seat in table.seats]):
+            raise BadRequest(f"match {match_id!r} is not a replay of this table (ask POST "
+                             "/tournaments/<id>/replays for one)", code="invalid-replay")
+
+    # --- the end -------------------------------------------------------------------------------
+
+    def finish(self, tournament_id: str, token: str | None) -> dict[str, Any]:
+        self.organiser(self.tstore.row(tournament_id), token)
+        self.sync(tournament_id)
+        return self._finish(tournament_id)
+
+    def _finish(self, tournament_id: str) -> dict[str, Any]:
+        def write(row: dict[str, Any], events: list[dict[str, Any]],
+                  state: TournamentState) -> dict[str, Any]:
+            if row["status"] == "finished":
+                raise ConflictError("the tournament is finished", code="tournament-over")
+            if state.started is None:
+                raise ConflictError("the tournament has not started", code="not-started")
+            header = state.header
+            total = total_rounds(header["system"], len(state.started["players"]),
+                                 header["rounds"])
+            if len(state.rounds) < total or not state.round_complete():
+                raise ConflictError(f"{len(state.rounds)} of {total} rounds are paired and the "
+                                    "last must be complete", code="round-not-complete")
+            if state.open_disputes():
+                raise ConflictError(f"dispute {state.open_disputes()[0]} has no ruling yet",
+                                    code="disputes-open")
+            reveal = self.draft(row, events, "reveal", seed=row["seed"])
+            final = self.draft(row, events, "final", row["next_seq"] + 1,
+                               standings=self.standings(row, state))
+            self.append(tournament_id, [reveal, final], {"status": "finished"},
+                        leaf_kind="tournament-final", leaf_number=final["seq"])
+            signature = self.server_key.sign(head_message(tournament_id, final["seq"],
+                                                          event_hash(final)))
+            self.tstore.set_fields(tournament_id, {"head_sig": signature.hex()})
+            return {"events": [reveal, final]}
+
+        return dict(self.server_write(tournament_id, write))
+
+    def standings(self, row: Mapping[str, Any], state: TournamentState) -> list[dict[str, Any]]:
+        """The standings now, computed by the verifier's own ``standings`` (never stored but
+        in ``final``, which the verifier recomputes)."""
+        if state.started is None:
+            return []
+        lines = standings(state.field(bytes.fromhex(row["seed"])), state.history(),
+                          points_of(state.header), state.header["tiebreaks"])
+        return [{"rank": line.rank, "player": line.player, "score": line.score,
+                 "tiebreaks": list(line.tiebreaks)} for line in lines]
