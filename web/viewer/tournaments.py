@@ -17,6 +17,7 @@ from .blueprint import bp
 from .loading import MATCH_ID, ledger, missing
 from .matches import MatchCache
 from .sources import LedgerReader
+from .tournaments_model import CHECKS as TOURNAMENT_CHECKS  # TODO i22-verify report
 
 __all__ = ["key_tournaments", "tournament_verdict"]
 
@@ -73,8 +74,7 @@ def tournament_page(tournament_id: str) -> Any:
         columns=model.tiebreak_columns(answer.get("header") or {}),
         standings=model.standings(answer), rounds=model.rounds(answer),
         disputes=model.disputes(answer, events), players=list(model.players(answer).values()),
-        checks=model.CHECKS, verdict=tournament_verdict(tournament_id) if
-        facts["status"] == "finished" else None, **_verify_context(facts))
+        **_verify_context(facts))
 
 
 @bp.route("/t/<tournament_id>/crosstable")
@@ -103,7 +103,13 @@ def _verify_context(facts: dict[str, Any]) -> dict[str, Any]:
                        + ([f"--trusted-key {server_key}"] if server_key else [])
                        + ([f"--arbiter-key {facts['arbiter_key']}"]
                           if facts["arbiter_key"] else []))
+    verdict = (tournament_verdict(facts["id"], server_key, facts["arbiter_key"])
+               if facts["status"] == "finished" else None)
     return {"server_key": server_key, "file_name": file_name, "verify_command": command,
+            "verdict": verdict,
+            "checks": verdict["checks"] if verdict else [
+                {"name": name, "status": "pending", "title": title, "detail": ""}
+                for name, title in TOURNAMENT_CHECKS],
             "export_url": f"/api/v1/tournaments/{facts['id']}/export"
             if "api" in current_app.blueprints else None}
 
@@ -114,19 +120,24 @@ def _verdicts() -> MatchCache:
     return cache
 
 
-def tournament_verdict(tournament_id: str) -> dict[str, Any] | None:
-    """The server's own run of the tournament verifier on the export anyone downloads: ``{"ok",
-    "check", "reason"}``. A finished tournament never changes, so its verdict is kept by id."""
+def tournament_verdict(tournament_id: str, server_key: str | None,
+                       arbiter_key: str | None) -> dict[str, Any]:
+    """The server's own run of the tournament verifier on the export anyone downloads, with
+    the server's and the arbiter's keys pinned: ``{"ok", "failure", "checks"}``. A finished
+    tournament never changes, so its verdict is kept by id."""
     found = _verdicts().peek(tournament_id)
     if found is None:
-        found = _run_verifier(bytes(_source().tournament_export(tournament_id)))
+        from fairdeal.verifier.tournament.verify import verify_tournament_zip
+
+        export = bytes(_source().tournament_export(tournament_id))
+        report = verify_tournament_zip(export, trusted_key=server_key, arbiter_key=arbiter_key)
+        found = {"ok": report.ok,
+                 "failure": str(report.failure) if report.failure else None,
+                 "checks": [{"name": check.name, "status": check.status,
+                             "title": check.title, "detail": check.detail}
+                            for check in report.checks]}
         _verdicts().put(tournament_id, found)
     return found  # type: ignore[no-any-return]
-
-
-def _run_verifier(export: bytes) -> dict[str, Any]:
-    """verifier.tournament's verdict on ``export`` (to be wired to i22-verify's entry point)."""
-    raise NotImplementedError
 
 
 def key_tournaments(reader: LedgerReader, kid: str) -> list[dict[str, Any]]:

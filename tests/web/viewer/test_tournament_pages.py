@@ -1,0 +1,197 @@
+"""The tournament pages over the real ledger (SQLite in a temporary folder), through Flask's
+test client: tournaments played by players signing with their own keys (tests/
+tournament_play.py), a dispute filed on a sealed match and ruled on by the arbiter's key, and
+every page read as a visitor reads it — the list, the tournament, its cross-table, a key's
+page — with the 404 pages for what is not there."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fairdeal.verifier.tournament.disputes import dispute_report_hash
+from fairdeal.web.app import create_app
+
+from ...tournament_play import ARBITER, Player, play_round, registered, signed
+
+
+@pytest.fixture()
+def app(tmp_path: Path) -> Any:
+    return create_app({"FAIRDEAL_DATA_DIR": str(tmp_path), "FAIRDEAL_SWEEPER": False,
+                       "TESTING": True})
+
+
+def _ledger(app: Any) -> Any:
+    return app.extensions["fairdeal.ledger"]
+
+
+def _running(app: Any, count: int = 3, **fields: Any) -> tuple[dict[str, Any], list[Player]]:
+    """A round-robin of ``count`` players, started, round 1 played."""
+    ledger = _ledger(app)
+    created, players = registered(ledger, count, name="<i>club</i> night",
+                                  tiebreaks=["sonneborn-berger", "buchholz", "wins"], **fields)
+    ledger.start_tournament(created["id"], created["organiser_token"])
+    ledger.pair_next_round(created["id"], created["organiser_token"])
+    play_round(ledger, created["id"], players)
+    return created, players
+
+
+def _dispute(app: Any, tournament_id: str, player: Player, match_id: str, step: int) -> None:
+    """``player`` files a dispute on step ``step`` of its sealed match, signed with its key."""
+    ledger = _ledger(app)
+    answer = ledger.tournament(tournament_id)
+    keys = {item["player"]: item["public_key"] for item in answer["players"]}
+    seats = next(pairing["seats"] for item in answer["rounds"] for pairing in item["pairings"]
+                 if pairing["match_id"] == match_id)
+    report = dispute_report_hash(ledger.bundle_bytes(match_id), step,
+                                 [keys[seat] for seat in seats])
+    body = signed(ledger, tournament_id, player.key, "dispute", {
+        "dispute": len(answer["disputes"]) + 1, "player": player.player, "match_id": match_id,
+        "step": step, "text": "my <b>card</b> was never drawn", "receipts": None,
+        "report": report})
+    for derived in ("dispute", "player"):
+        body.pop(derived)
+    ledger.file_dispute(tournament_id, player.token, body)
+
+
+def _rule(app: Any, tournament_id: str, key: Any, dispute: int) -> None:
+    body = signed(_ledger(app), tournament_id, key, "ruling", {
+        "dispute": dispute, "decision": {"kind": "result-stands"}, "text": "the deal was fair"})
+    _ledger(app).rule_dispute(tournament_id, body)
+
+
+def _html(client: Any, path: str, status: int = 200) -> str:
+    response = client.get(path)
+    assert response.status_code == status, (path, response.status_code)
+    return str(response.get_data(as_text=True))
+
+
+def test_the_list_is_newest_first_paged_and_in_the_sites_navigation(app: Any,
+                                                                   monkeypatch: Any) -> None:
+    from fairdeal.web.viewer import tournaments
+
+    ledger = _ledger(app)
+    made = [registered(ledger, 2, name=f"cup {n}")[0]["id"] for n in range(3)]
+    client = app.test_client()
+    assert 'href="/t/"' in _html(client, "/")
+    monkeypatch.setattr(tournaments, "PAGE", 2)
+    first = _html(client, "/t/")
+    assert re.findall(r'data-tournament="([^"]+)"', first) == made[::-1][:2]
+    older = re.search(r'id="older" href="([^"]+)"', first)
+    assert older is not None
+    second = _html(client, older.group(1).replace("&amp;", "&"))
+    assert re.findall(r'data-tournament="([^"]+)"', second) == [made[0]]
+    assert "registering" in second and "cup 0" in second
+
+
+def test_a_bad_cursor_is_a_page_naming_the_problem(app: Any) -> None:
+    page = _html(app.test_client(), "/t/?cursor=nonsense", 400)
+    assert "Not a page of this list" in page and "cursor" in page
+
+
+def test_the_tournament_page_shows_rounds_byes_players_and_links(app: Any) -> None:
+    created, players = _running(app)
+    tid = created["id"]
+    answer = _ledger(app).tournament(tid)
+    pairing = answer["rounds"][0]["pairings"][0]
+    page = _html(app.test_client(), f"/t/{tid}")
+    # the name is the organiser's text, escaped
+    assert "&lt;i&gt;club&lt;/i&gt; night" in page and "<i>club" not in page
+    assert "Round-robin" in page and "in play" in page and "1 paired of 3" in page
+    assert f'href="/m/{pairing["match_id"]}"' in page
+    winner = pairing["result"]["winner"]
+    assert ("1–0" if winner == pairing["seats"][0] else "0–1") in page
+    (bye,) = answer["rounds"][0]["byes"]
+    assert f'data-bye="{bye}"' in page
+    for player in players:
+        assert f'href="/k/{player.player}"' in page
+    assert '<caption>Round 1</caption>' in page
+    # the tie-breaks in the header's order, each defined where it is named
+    facts = re.search(r"<dt>Tie-breaks</dt><dd>([^<]+)</dd>", page)
+    assert facts is not None and facts.group(1) == "Sonneborn-Berger, Buchholz, Wins"
+    # live: the page polls its state; nothing to verify before the end
+    assert f'data-live-url="/t/{tid}/live.json"' in page and "tournament.js" in page
+    assert "not yet verifiable" in page and 'id="export-link"' not in page
+
+
+def test_the_standings_name_every_tiebreak_in_the_headers_order(app: Any) -> None:
+    created, _ = _running(app)
+    page = _html(app.test_client(), f"/t/{created['id']}")
+    answer = _ledger(app).tournament(created["id"])
+    assert answer["standings"], "the ledger computes standings once the pairing branch is in"
+    heads = re.findall(r'<th scope="col" data-tiebreak="([^"]+)"><abbr title="([^"]+)">', page)
+    assert [name for name, _ in heads] == ["sonneborn-berger", "buchholz", "wins"]
+    assert heads[1][1].startswith("Buchholz: the sum of the scores")
+    rows = re.findall(r'<tr data-player="([^"]+)">\s*<td>(\d+)</td>', page)
+    assert [player for player, _ in rows][:len(answer["standings"])] == [
+        line["player"] for line in answer["standings"]]
+
+
+def test_a_dispute_links_its_report_and_the_ruling_names_the_arbiter(app: Any) -> None:
+    created, players = _running(app)
+    tid = created["id"]
+    pairing = _ledger(app).tournament(tid)["rounds"][0]["pairings"][0]
+    filer = next(player for player in players if player.player == pairing["seats"][1])
+    _dispute(app, tid, filer, pairing["match_id"], 2)
+    client = app.test_client()
+    page = _html(client, f"/t/{tid}")
+    assert "my &lt;b&gt;card&lt;/b&gt; was never drawn" in page
+    assert "signed by the player" in page and "Not ruled on yet" in page
+    report = re.search(r'class="dispute-report" href="([^"]+)"', page)
+    assert report is not None
+    link = report.group(1).replace("&amp;", "&")
+    assert link == f"/m/{pairing['match_id']}/dispute?step=2"
+    assert "Dispute report" in _html(client, link)
+    _rule(app, tid, ARBITER, 1)
+    ruled = _html(client, f"/t/{tid}")
+    assert "Ruling: the result stands." in ruled
+    assert f"signed by the arbiter · key {ARBITER.key_id}" in ruled
+    assert "the deal was fair" in ruled
+
+
+def test_unknown_and_malformed_ids_are_404_pages(app: Any) -> None:
+    client = app.test_client()
+    for path in ("/t/t-nothing", "/t/t-nothing/crosstable", "/t/bad%20id"):
+        page = _html(client, path, 404)
+        assert "Tournament not found" in page
+    assert client.get("/t/t-nothing/live.json").status_code == 404
+    assert client.get("/t/t-nothing/live.json").get_json()["error"]
+
+
+def test_live_json_follows_the_log(app: Any) -> None:
+    created, _ = _running(app)
+    client = app.test_client()
+    before = client.get(f"/t/{created['id']}/live.json").get_json()
+    assert before["status"] == "running"
+    _ledger(app).pair_next_round(created["id"], created["organiser_token"])
+    after = client.get(f"/t/{created['id']}/live.json").get_json()
+    assert after["next_seq"] > before["next_seq"]
+
+
+def test_the_crosstable_gives_both_sides_of_every_game(app: Any) -> None:
+    created, players = _running(app)
+    answer = _ledger(app).tournament(created["id"])
+    pairing = answer["rounds"][0]["pairings"][0]
+    page = _html(app.test_client(), f"/t/{created['id']}/crosstable")
+    assert '<th scope="row" class="ct-name">' in page and "<caption>" in page
+    winner = pairing["result"]["winner"]
+    loser = next(seat for seat in pairing["seats"] if seat != winner)
+    row = re.search(rf'<tr data-player="{winner}">(.*?)</tr>', page, re.DOTALL)
+    lost = re.search(rf'<tr data-player="{loser}">(.*?)</tr>', page, re.DOTALL)
+    assert row and lost and "1 r1" in row.group(1) and "0 r1" in lost.group(1)
+    assert page.count('class="ct-self"') == len(players)
+
+
+def test_the_key_page_lists_the_tournaments_the_key_played_in(app: Any) -> None:
+    created, players = _running(app, 2)
+    other, _ = registered(_ledger(app), 2, name="another cup")
+    lonely, _ = registered(_ledger(app), 1, name="a cup without bot 1")
+    # bot 1 played round 1; its key is registered in the second cup too (the players' keys
+    # of tournament_play are fixed by their number) but not in the third
+    page = _html(app.test_client(), f"/k/{players[1].player}")
+    section = page[page.index('id="key-tournaments"'):page.index('id="matches-h"')]
+    assert f'href="/t/{created["id"]}"' in section and f'href="/t/{other["id"]}"' in section
+    assert lonely["id"] not in section
