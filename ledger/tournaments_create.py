@@ -14,6 +14,7 @@ from fairdeal.games import Game, RulesError, get_game
 from fairdeal.verifier.keys import InvalidKey, parse_public_key, public_key_text
 from fairdeal.verifier.logleaf import tournament_leaf
 from fairdeal.verifier.protocol import MIN_SEATING_MS, rules_hash
+from fairdeal.verifier.tournament.events import InvalidTournament, validate_event
 from fairdeal.verifier.tournament.model import SYSTEMS, TIEBREAKS
 from fairdeal.verifier.tournament.primitives import FORMAT, ZERO_HASH, commitment, event_hash
 
@@ -46,7 +47,9 @@ def _game(fields: Mapping[str, Any]) -> tuple[Game, dict[str, Any]]:
         game = get_game(name)
     except RulesError as e:
         raise BadRequest(str(e), code="unknown-game") from None
-    params = fields.get("params") or {}
+    params = fields.get("params")
+    if params is None:
+        params = {}
     if not isinstance(params, Mapping):
         raise BadRequest("params must be an object", code="invalid-params")
     try:
@@ -135,6 +138,11 @@ def draft_tournament(fields: Mapping[str, Any], server_key_id: str, now: int
     }
     seed = secrets.token_bytes(32)
     header["commitment"] = commitment(seed, header)
+    try:  # the verifier's shape check of the header (every field was checked above)
+        validate_event(header, 0)
+    except InvalidTournament as e:
+        raise BadRequest(f"the verifier would refuse this header: {e}",
+                         code="invalid-header") from None
     token = secrets.token_urlsafe(32)
     head = event_hash(header)
     row = {"id": tournament_id, "name": name, "game": game.name, "system": system,

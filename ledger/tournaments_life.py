@@ -26,6 +26,7 @@ from fairdeal.verifier.keys import (
     verify_signature,
 )
 from fairdeal.verifier.logleaf import tournament_leaf
+from fairdeal.verifier.tournament.events import InvalidTournament, validate_event
 from fairdeal.verifier.tournament.pairing import pair_round, total_rounds
 from fairdeal.verifier.tournament.primitives import event_hash, field_hash, signed_message
 
@@ -128,6 +129,12 @@ class TournamentCore:
                 event["seq"], event["prev"] = chained[-1]["seq"] + 1, event_hash(chained[-1])
             event["ts"] = now
             chained.append(event)
+        try:  # the verifier's shape check, before anything is stored
+            for event in chained:
+                validate_event(event, event["seq"])
+        except InvalidTournament as e:
+            raise BadRequest(f"the verifier would refuse this event: {e}",
+                             code="invalid-event") from None
         leaf = None
         if leaf_kind is not None:
             leaf = (leaf_kind, tournament_leaf(leaf_kind, tournament_id,
@@ -210,8 +217,8 @@ class TournamentLife(TournamentCore):
                   state: TournamentState) -> dict[str, Any]:
             if state.started is not None:
                 raise ConflictError("the tournament has started already", code="started")
-            players = [(event["player"], event["entropy"]) for event in state.registrations
-                       if event["player"] not in state.withdrawn]
+            # every registrant: withdrawals come after the start (docs §2's order)
+            players = [(event["player"], event["entropy"]) for event in state.registrations]
             if len(players) < 2:
                 raise ConflictError(f"a tournament needs 2 players or more; it has "
                                     f"{len(players)}", code="too-few-players")
@@ -287,6 +294,10 @@ class TournamentLife(TournamentCore):
                              code="invalid-round")
         with self.lock(tournament_id):
             row, events, state = self.load(tournament_id)
+            if state.started is None:
+                raise ConflictError("the tournament has not started: a player who will not "
+                                    "play asks the organiser before the start (registration "
+                                    "cannot be undone in the log)", code="not-started")
             if player in state.withdrawn:
                 raise ConflictError("this player has withdrawn already", code="withdrawn")
             if state.revealed is not None:

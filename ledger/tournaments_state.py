@@ -1,7 +1,9 @@
 """A tournament as its events say it is: the players, the rounds and their tables, the counted
-results, withdrawals, disputes and rulings — folded from the log alone, so what the server
-decides next (who is paired, whether a round is complete, the standings) is what a verifier
-re-derives from the same events (docs/tournaments.md §4–5).
+results, withdrawals, disputes and rulings — folded from the log alone. What pairings and
+standings are computed from (the field, the history, whether a round is complete) is the
+verifier's own fold (verifier.tournament.state), kept beside this one: what the server decides
+next is what a verifier re-derives from the same events (docs/tournaments.md §4–5). This fold
+adds what the answers show (the events themselves, dispute texts, who withdrew).
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fairdeal.verifier.tournament.model import Field, History, Outcome, Pairing, Points, Round
-from fairdeal.verifier.tournament.primitives import lots
+from fairdeal.verifier.tournament.model import Field, History, Points
+from fairdeal.verifier.tournament.state import TournamentState as VerifierFold
+from fairdeal.verifier.tournament.state import header_points
 
 __all__ = ["Table", "TournamentState", "points_of"]
 
@@ -44,15 +47,18 @@ class TournamentState:
     rulings: dict[int, dict[str, Any]] = field(default_factory=dict)
     revealed: str | None = None
     final: dict[str, Any] | None = None
+    fold: VerifierFold | None = None
 
     @classmethod
     def of(cls, events: Sequence[Mapping[str, Any]]) -> TournamentState:
-        state = cls(dict(events[0]))
+        state = cls(dict(events[0]), fold=VerifierFold(dict(events[0])))
         for event in events[1:]:
             state.add(event)
         return state
 
     def add(self, event: Mapping[str, Any]) -> None:
+        assert self.fold is not None
+        self.fold.apply(event)
         kind = event["type"]
         if kind == "register":
             self.registrations.append(dict(event))
@@ -102,8 +108,8 @@ class TournamentState:
         return {event["player"]: event for event in self.registrations}
 
     def field(self, seed: bytes) -> Field:
-        assert self.started is not None
-        return Field(tuple(self.started["players"]), lots(seed, self.started["field"]))
+        assert self.fold is not None
+        return self.fold.field(seed)
 
     def table_of(self, match_id: str) -> Table | None:
         """The table a match was (or is) played at, first match or replay."""
@@ -113,30 +119,21 @@ class TournamentState:
         return None
 
     def round_complete(self) -> bool:
-        """Every table of the latest round has its counted result."""
-        if not self.rounds:
-            return True
-        number = self.rounds[-1]["round"]
-        return all(table.result is not None for (r, _), table in self.tables.items()
-                   if r == number)
+        """Every table of the latest round has its counted result (the verifier's fold)."""
+        assert self.fold is not None
+        return self.fold.round_complete()
 
     def open_disputes(self) -> list[int]:
         return [event["dispute"] for event in self.disputes
                 if event["dispute"] not in self.rulings]
 
     def history(self) -> History:
-        """What the next round's pairing and the standings are computed from."""
-        rounds = tuple(Round(event["round"], tuple(
-            Pairing(p["table"], (p["seats"][0], p["seats"][1])) for p in event["pairings"]),
-            tuple(event["byes"])) for event in self.rounds)
-        outcomes = tuple(Outcome(table.round, table.seats, table.result["winner"],
-                                 table.result["outcome"])
-                         for table in self.tables.values() if table.result is not None)
-        return History(rounds, outcomes, dict(self.withdrawn), dict(self.penalties))
+        """What the next round's pairing and the standings are computed from (the verifier's
+        fold, so the server pairs from exactly the history the verifier re-derives)."""
+        assert self.fold is not None
+        return self.fold.history()
 
 
 def points_of(header: Mapping[str, Any]) -> Points:
-    """The header's ``points`` as the model's value."""
-    given = header["points"]
-    return Points(given["win"], given["draw"], given["loss"], given["bye"],
-                  given["forfeit-win"])
+    """The header's ``points`` as the model's value (the verifier's reading of them)."""
+    return header_points(header)

@@ -32,10 +32,13 @@ class Player:
 
 
 def signed(ledger: Ledger, tournament_id: str, key: SigningKey, kind: str,
-           fields: Mapping[str, Any]) -> dict[str, Any]:
-    """``fields`` with ``expected_seq`` and ``sig`` over the event they make at the head."""
+           fields: Mapping[str, Any], player: str | None = None) -> dict[str, Any]:
+    """The body of a signed request: ``fields`` with ``expected_seq`` and ``sig`` over the
+    event they make at the head (with ``player``, which the server adds, when given)."""
     now = ledger.tournament(tournament_id)
     event = {"seq": now["next_seq"], "prev": now["head"], "type": kind, **fields}
+    if player is not None:
+        event["player"] = player
     return {**fields, "expected_seq": now["next_seq"],
             "sig": key.sign(signed_message(event)).hex()}
 
@@ -43,9 +46,7 @@ def signed(ledger: Ledger, tournament_id: str, key: SigningKey, kind: str,
 def register(ledger: Ledger, tournament_id: str, player: Player) -> dict[str, Any]:
     fields = {"public_key": player.key.public_text, "name": player.name,
               "entropy": secrets.token_hex(32)}
-    extra = {} if "player" in fields else {"player": player.key.key_id}
-    body = signed(ledger, tournament_id, player.key, "register", {**extra, **fields})
-    body.pop("player", None)
+    body = signed(ledger, tournament_id, player.key, "register", fields, player.key.key_id)
     answer = ledger.register_player(tournament_id, body)
     player.player, player.token = answer["player"], answer["player_token"]
     return answer

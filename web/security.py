@@ -8,7 +8,7 @@ policy, and ``frame-ancestors 'self'`` (the viewer) or ``'none'`` (the API) — 
 Rate limits (``FAIRDEAL_RATE_LIMITS``, config key or environment): per client address and per
 kind, a token bucket of ``count`` requests refilled over ``seconds``:
 
-- ``create``: POST /api/v1/matches
+- ``create``: POST /api/v1/matches and POST /api/v1/tournaments
 - ``upload``: POST /upload (verify a file in the viewer)
 - ``import``: POST /api/v1/bundles, and storing an upload (POST /upload with "store" counts
   against both, POST /u/<key>/store)
@@ -65,7 +65,8 @@ UPLOAD_LIMIT = 5 * 1024 * 1024
 DEFAULT_LIMITS: dict[str, tuple[int, float]] = {
     "create": (60, 60.0), "upload": (30, 60.0), "import": (30, 60.0), "gif": (30, 60.0)}
 #: which endpoint counts against which limit
-_ENDPOINT_KINDS = {"api.create_match": "create", "api.import_bundle": "import",
+_ENDPOINT_KINDS = {"api.create_match": "create", "api.create_tournament": "create",
+                   "api.import_bundle": "import",
                    "viewer.upload_post": "upload", "viewer.upload_store": "import"}
 #: addresses remembered at most (the oldest are forgotten first: a full bucket again)
 _MAX_CLIENTS = 10_000

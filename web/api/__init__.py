@@ -4,7 +4,7 @@ OpenAPI document it serves at /api/v1/openapi.json."""
 
 from __future__ import annotations
 
-from . import errors, log, players, routes, stream  # noqa: F401  (they register the handlers and routes on bp)
+from . import errors, log, players, routes, stream, tournaments  # noqa: F401  (they register the handlers and routes on bp)
 from .blueprint import bp
 
 __all__ = ["bp"]

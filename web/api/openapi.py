@@ -9,6 +9,7 @@ from fairdeal.verifier.protocol import MIN_SEATING_MS
 from ..queryargs import INT64_MAX
 from .openapi_players import player_paths, player_schemas
 from .openapi_stream import stream_paths
+from .openapi_tournaments import tournament_paths, tournament_schemas
 
 
 def _int(minimum: int, maximum: int, default: int | None = None) -> dict[str, Any]:
@@ -82,10 +83,10 @@ def openapi_document() -> dict[str, Any]:
         "servers": [{"url": "/api/v1"}],
         "components": {
             "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}},
-            "schemas": {**_schemas(), **player_schemas()},
+            "schemas": {**_schemas(), **player_schemas(), **tournament_schemas()},
         },
         "paths": {**_match_paths(), **_seat_paths(), **_public_paths(), **stream_paths(),
-                  **_log_paths(), **player_paths(),
+                  **_log_paths(), **player_paths(), **tournament_paths(),
                   "/openapi.json": {"get": {
                       "summary": "This document",
                       "responses": {"200": _json({"type": "object"}, "OpenAPI 3.1")}}}},
