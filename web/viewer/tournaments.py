@@ -110,7 +110,8 @@ def _verify_context(facts: dict[str, Any]) -> dict[str, Any]:
             "checks": verdict["checks"] if verdict else [
                 {"name": name, "status": "pending", "title": title, "detail": ""}
                 for name, title in TOURNAMENT_CHECKS],
-            "export_url": f"/api/v1/tournaments/{facts['id']}/export"
+            # the API's export (named as the API names its download: <id>.zip)
+            "export_url": url_for("api.tournament_export", tournament_id=facts["id"])
             if "api" in current_app.blueprints else None}
 
 
@@ -167,7 +168,9 @@ def _key_line(answer: dict[str, Any], kid: str) -> dict[str, Any]:
     """One line of a key page's tournaments: the tournament and where the key stands in it."""
     line = next((item for item in answer.get("standings") or [] if item.get("player") == kid),
                 {})
-    return {"id": answer.get("id"), "name": answer.get("name"),
+    public_key = next((item.get("public_key") for item in answer.get("players") or []
+                       if item.get("player") == kid), None)
+    return {"id": answer.get("id"), "name": answer.get("name"), "public_key": public_key,
             "status": answer.get("status"), "rank": line.get("rank"),
             "score": model.half_points(line.get("score")),
             "players": len(answer.get("players") or [])}

@@ -195,3 +195,46 @@ def test_the_key_page_lists_the_tournaments_the_key_played_in(app: Any) -> None:
     section = page[page.index('id="key-tournaments"'):page.index('id="matches-h"')]
     assert f'href="/t/{created["id"]}"' in section and f'href="/t/{other["id"]}"' in section
     assert lonely["id"] not in section
+
+
+def test_a_finished_tournament_shows_the_verifiers_verdict_the_export_and_the_command(
+        app: Any) -> None:
+    ledger = _ledger(app)
+    created, players = registered(ledger, 2, name="final")
+    tid = created["id"]
+    ledger.start_tournament(tid, created["organiser_token"])
+    ledger.pair_next_round(tid, created["organiser_token"])
+    play_round(ledger, tid, players)
+    ledger.finish_tournament(tid, created["organiser_token"])
+    client = app.test_client()
+    page = _html(client, f"/t/{tid}")
+    assert "data-live-url" not in page and "tournament.js" not in page
+    assert 'id="tournament-verdict">✓ every check passed' in page
+    statuses = re.findall(r'data-check="([^"]+)" data-status="([^"]+)"', page)
+    assert [name for name, _ in statuses][:3] == ["format", "chain", "signature"]
+    assert all(status in ("pass", "skipped") for _, status in statuses)
+    assert f'href="/api/v1/tournaments/{tid}/export"' in page
+    assert client.get(f"/api/v1/tournaments/{tid}/export").mimetype == "application/zip"
+    server_key = next(iter(ledger_keys(app)))
+    command = re.search(r'<code id="verify-cmd">([^<]+)</code>', page)
+    assert command is not None and command.group(1) == (
+        f"fairdeal verify {tid}.zip --trusted-key {server_key} "
+        f"--arbiter-key {ARBITER.public_text}")
+    assert ledger.tournament(tid)["seed"] in page
+    # a finished tournament never changes: its verdict is kept, not recomputed per visit
+    assert app.extensions["fairdeal.viewer.tournament-verdicts"].peek(tid)["ok"] is True
+
+
+def ledger_keys(app: Any) -> set[str]:
+    """The public keys this server seals with."""
+    return {item["key"] for item in _ledger(app).keys()}
+
+
+def test_a_player_who_has_not_played_yet_has_a_key_page_with_its_tournaments(app: Any) -> None:
+    created, players = registered(_ledger(app), 2, name="not started")
+    client = app.test_client()
+    page = _html(client, f"/k/{players[0].player}")
+    assert f'href="/t/{created["id"]}"' in page and "No match signed with this key yet" in page
+    assert players[0].key.public_text in page
+    # a key nobody registered or played with is still not found
+    assert "Seat key not found" in _html(client, "/k/0123456789abcdef", 404)
