@@ -25,7 +25,7 @@ __all__ = ["key_tournaments", "tournament_verdict"]
 PAGE = 20
 #: how many of the newest tournaments a key page looks through when the ledger cannot list a
 #: key's tournaments itself
-KEY_SCAN = 200
+KEY_SCAN = 50
 
 
 def _source() -> Any:

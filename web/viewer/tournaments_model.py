@@ -312,7 +312,7 @@ def crosstable(answer: Mapping[str, Any]) -> dict[str, Any]:
     scores = {line["player"]: line["score"] for line in standings(answer)}
     return {
         "players": [{"number": number[player], "player": player,
-                     "name": _name(roster, player), "score": scores.get(player, "0"),
+                     "name": _name(roster, player), "score": scores.get(player, "–"),
                      "byes": byes.get(player, []),
                      "cells": [None if other == player else cells.get((player, other), [])
                                for other in order]}

@@ -1,6 +1,7 @@
 // A live tournament's page: poll live.json every few seconds and, when the log has grown,
-// replace the standings, rounds and disputes (#t-live) with the fresh page's; when the
-// tournament finishes the whole page reloads (its verification panel changes too).
+// replace the standings, rounds and disputes (#t-live) with the fresh page's; when its
+// status changes (started, finished) the whole page reloads: its heading and verification
+// panel change too.
 (function () {
   "use strict";
   var live = document.querySelector("#t-live[data-live-url]");
@@ -27,7 +28,7 @@
       .then(function (response) { return response.ok ? response.json() : null; })
       .then(function (state) {
         if (!state) return null;
-        if (state.status !== status && state.status === "finished") { window.location.reload(); return null; }
+        if (state.status !== status) { window.location.reload(); return null; }
         if (String(state.next_seq) !== String(seen)) return refresh();
         return null;
       })
