@@ -11,13 +11,13 @@ from typing import Any
 from flask import current_app, jsonify, render_template, request, url_for
 
 from fairdeal.ledger.errors import BadRequest
+from fairdeal.verifier.tournament import TOURNAMENT_CHECKS, verify_tournament_zip
 
 from . import tournaments_model as model
 from .blueprint import bp
 from .loading import MATCH_ID, ledger, missing
 from .matches import MatchCache
 from .sources import LedgerReader
-from .tournaments_model import CHECKS as TOURNAMENT_CHECKS  # TODO i22-verify report
 
 __all__ = ["key_tournaments", "tournament_verdict"]
 
@@ -128,8 +128,6 @@ def tournament_verdict(tournament_id: str, server_key: str | None,
     tournament never changes, so its verdict is kept by id."""
     found = _verdicts().peek(tournament_id)
     if found is None:
-        from fairdeal.verifier.tournament.verify import verify_tournament_zip
-
         export = bytes(_source().tournament_export(tournament_id))
         report = verify_tournament_zip(export, trusted_key=server_key, arbiter_key=arbiter_key)
         found = {"ok": report.ok,

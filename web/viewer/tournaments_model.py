@@ -12,7 +12,7 @@ from typing import Any
 from fairdeal.verifier.keys import InvalidKey, key_id, parse_public_key, verify_signature
 from fairdeal.verifier.tournament.primitives import signed_message
 
-__all__ = ["CHECKS", "TIEBREAK_NAMES", "crosstable", "disputes", "half_points", "players",
+__all__ = ["TIEBREAK_NAMES", "crosstable", "disputes", "half_points", "players",
            "rounds", "standings", "summary", "tiebreak_columns"]
 
 #: each tie-break's column: its abbreviation, its name, its definition (docs/tournaments.md
@@ -31,24 +31,6 @@ TIEBREAK_NAMES: dict[str, tuple[str, str, str, int]] = {
                          "only when every pair of them met", 2),
     "wins": ("W", "Wins", "games won over the board (byes and forfeits not counted)", 1),
 }
-
-#: what a tournament's verification checks, in the order `fairdeal verify t.zip` runs them
-#: (docs/tournaments.md §6), in words an organiser reads
-CHECKS: tuple[tuple[str, str], ...] = (
-    ("format", "the file is a fairdeal.tournament/1 export"),
-    ("chain", "every event links to the one before it: none dropped, re-ordered or changed"),
-    ("signature", "the server signed the last event"),
-    ("commitment", "the revealed seed opens the commitment published at creation"),
-    ("registrations", "every player signed their own registration; no key twice"),
-    ("field", "the start names exactly the players registered"),
-    ("pairings", "every round's pairings re-derived from the standings, the rules and the seed"),
-    ("matches", "every match verified with its two players' keys pinned"),
-    ("results", "every result read off its match's sealed bundle, never typed in"),
-    ("disputes", "every dispute signed by a player of that match, its report recomputed"),
-    ("rulings", "every ruling signed by the arbiter key of the header"),
-    ("standings", "the final standings recomputed"),
-    ("log", "the transparency-log proofs, when the export has them"),
-)
 
 _FRACTIONS = {0: "", 1: "¼", 2: "½", 3: "¾"}
 _SYSTEMS = {"swiss": "Swiss", "round-robin": "Round-robin"}
