@@ -7,10 +7,19 @@
 
 from __future__ import annotations
 
-from .model import Field, History, Pairing, Points, Round
-from .primitives import lot
+from dataclasses import dataclass
+from typing import Final
 
-__all__ = ["berger_table", "lot_order", "pair_round", "total_rounds"]
+import networkx  # type: ignore[import-untyped]
+
+from ..canonical import canonical_bytes
+from ..hashing import tagged_hash
+from .model import Field, History, Pairing, Points, Round
+from .primitives import TournamentTag, lot
+from .standings import scores
+
+__all__ = ["CHUNK", "SWISS", "PairingImpossible", "berger_table", "lot_order",
+           "pair_round", "pair_swiss", "total_rounds"]
 
 
 def lot_order(field: Field) -> list[str]:
@@ -77,6 +86,324 @@ def _round_robin(field: Field, number: int, history: History) -> Round:
     return Round(number, tuple(pairings), tuple(byes))
 
 
+class PairingImpossible(ValueError):
+    """No pairing of the round satisfies the rules (no rematch, one bye a player at most): the
+    ledger refuses to start the round (409) and the verifier names it. ``round`` is its
+    number."""
+
+    def __init__(self, number: int, reason: str) -> None:
+        super().__init__(f"round {number} cannot be paired: {reason}")
+        self.round = number
+
+
+#: the Swiss's name and version, part of what the verifier re-derives
+SWISS: Final = "fairdeal-swiss/1"
+#: players per half of one matching: a bracket is matched in chunks of at most 2·CHUNK
+CHUNK: Final = 12
+#: a seat wish's strengths: none, mild (alternation), strong (one game off), absolute
+_NONE, _MILD, _STRONG, _ABSOLUTE = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class _Wish:
+    """The seat a player wants next (0, 1, or -1 for none) and how much."""
+
+    seat: int
+    strength: int
+    balance: int  # seat-0 games minus seat-1 games
+    seats: tuple[int, ...]  # its seats so far, round order
+
+
+def _wish(seats: tuple[int, ...]) -> _Wish:
+    balance = seats.count(0) - seats.count(1)
+    if not seats:
+        return _Wish(-1, _NONE, 0, seats)
+    if abs(balance) >= 2:
+        return _Wish(1 if balance > 0 else 0, _ABSOLUTE, balance, seats)
+    if len(seats) >= 2 and seats[-1] == seats[-2]:
+        return _Wish(1 - seats[-1], _ABSOLUTE, balance, seats)
+    if balance:
+        return _Wish(1 if balance > 0 else 0, _STRONG, balance, seats)
+    return _Wish(1 - seats[-1], _MILD, balance, seats)
+
+
+def _first_gets_wish(first: _Wish, second: _Wish, number: int) -> bool:
+    """Both want the same seat: does ``first`` (the higher-ranked) get it? The stronger wish,
+    then the larger imbalance, then the one who had the other seat in the latest round where
+    their seats differ (counting back from each one's last game), then the higher-ranked in odd
+    rounds and the lower-ranked in even ones."""
+    if first.strength != second.strength:
+        return first.strength > second.strength
+    if abs(first.balance) != abs(second.balance):
+        return abs(first.balance) > abs(second.balance)
+    for mine, theirs in zip(reversed(first.seats), reversed(second.seats), strict=False):
+        if mine != theirs:
+            return mine != first.seat
+    return number % 2 == 1
+
+
+def _assign_seats(first: str, second: str, wishes: dict[str, _Wish],
+                 number: int) -> tuple[tuple[str, str], int]:
+    """The seats of a pair (``first`` the higher-ranked) and the strength of the wish it
+    denies (0 when both get the seat they want, or want none)."""
+    one, two = wishes[first], wishes[second]
+    if one.seat < 0 and two.seat < 0:
+        seat = 0 if number % 2 == 1 else 1  # first's seat
+        denied = 0
+    elif two.seat < 0 or (one.seat >= 0 and one.seat != two.seat):
+        seat, denied = one.seat, 0
+    elif one.seat < 0:
+        seat, denied = 1 - two.seat, 0
+    elif _first_gets_wish(one, two, number):
+        seat, denied = one.seat, two.strength
+    else:
+        seat, denied = 1 - two.seat, one.strength
+    return ((first, second) if seat == 0 else (second, first)), denied
+
+
+@dataclass(frozen=True)
+class _Swiss:
+    """What a round's pairing reads: ranks, scores, who met whom, seat wishes."""
+
+    number: int
+    lots: bytes
+    rank: dict[str, int]
+    score: dict[str, int]
+    met: frozenset[frozenset[str]]
+    wishes: dict[str, _Wish]
+
+    def tie(self, first: str, second: str) -> int:
+        """The 64-bit tie term of a pair: ``H("tournament-pairing", lots ‖ canonical([round,
+        smaller key id, larger key id]))``'s first 8 bytes, big-endian."""
+        low, high = sorted((first, second))
+        digest = tagged_hash(TournamentTag.PAIRING,
+                             self.lots + canonical_bytes([self.number, low, high]))
+        return int.from_bytes(digest[:8], "big")
+
+
+def _weights(group: list[str], swiss: _Swiss, strict: bool) -> list[tuple[int, int, int]]:
+    """The edges (i, j, weight) of a group's matching, i < j positions in rank order.
+
+    The weight is lexicographic, highest first: cover (2^(m-1-i) + 2^(m-1-j): the set of
+    players paired, read as a binary number with the best-ranked first, is as high as it can
+    be, so the lowest-ranked float), score (the largest squared score difference in the group
+    minus this pair's), seat (3 minus the strength of the wish the pair denies), order (m minus
+    |j - i - m//2|: S1 against S2) and the tie term. Each level is scaled past the sum any
+    matching can reach on the levels below. A rematch is no edge; with ``strict`` a pair that
+    would deny an absolute wish is none either.
+    """
+    size = len(group)
+    points = [swiss.score[player] for player in group]
+    spread = (max(points) - min(points)) ** 2
+    pairs = size // 2 + 1  # more than a matching's edges
+    levels = (1 << 64, size + 1, 4, spread + 1)  # the ranges of tie, order, seat, score
+    edges = []
+    for i, first in enumerate(group):
+        for j in range(i + 1, size):
+            second = group[j]
+            if frozenset((first, second)) in swiss.met:
+                continue
+            _, denied = _assign_seats(first, second, swiss.wishes, swiss.number)
+            if strict and denied == _ABSOLUTE:
+                continue
+            terms = (swiss.tie(first, second), size - abs(j - i - size // 2), 3 - denied,
+                     spread - (points[i] - points[j]) ** 2)
+            weight, scale = 0, 1
+            for term, level in zip(terms, levels, strict=True):
+                weight += term * scale
+                scale *= level * pairs
+            cover = (1 << (size - 1 - i)) + (1 << (size - 1 - j))
+            edges.append((i, j, weight + cover * scale))
+    return edges
+
+
+def _match(group: list[str], swiss: _Swiss, strict: bool) -> tuple[list[tuple[str, str]],
+                                                                  list[str]]:
+    """A maximum-weight matching of maximum cardinality over ``group`` (in rank order): its
+    pairs (higher-ranked first) and the players left unpaired, in rank order."""
+    graph = networkx.Graph()
+    graph.add_nodes_from(range(len(group)))
+    graph.add_weighted_edges_from(_weights(group, swiss, strict))
+    matched: set[tuple[int, int]] = networkx.max_weight_matching(graph, maxcardinality=True)
+    pairs = sorted((min(i, j), max(i, j)) for i, j in matched)
+    paired = {i for pair in pairs for i in pair}
+    return ([(group[i], group[j]) for i, j in pairs],
+            [player for i, player in enumerate(group) if i not in paired])
+
+
+def _chunks(group: list[str]) -> list[list[str]]:
+    """A bracket cut into S1/S2-aligned chunks of at most 2·CHUNK (+1) players: the k-th
+    CHUNK of its top half with the k-th CHUNK of its bottom half (the last takes the rest)."""
+    half = len(group) // 2
+    if len(group) <= 2 * CHUNK:
+        return [group]
+    count = -(-half // CHUNK)
+    top, bottom = group[:half], group[half:]
+    return [top[k * CHUNK:(k + 1) * CHUNK]
+            + (bottom[k * CHUNK:(k + 1) * CHUNK] if k < count - 1 else bottom[k * CHUNK:])
+            for k in range(count)]
+
+
+def _by_brackets(players: list[str], swiss: _Swiss) -> tuple[list[tuple[str, str]], list[str]]:
+    """Stage 1: score brackets top-down, each with the players floated into it, chunk by
+    chunk; who is left of a chunk joins the next chunk, or floats to the next bracket."""
+    pairs: list[tuple[str, str]] = []
+    carried: list[str] = []
+    brackets: dict[int, list[str]] = {}
+    for player in players:
+        brackets.setdefault(swiss.score[player], []).append(player)
+    for bracket in brackets.values():  # in rank order, so best score first
+        for chunk in _chunks(carried + bracket):
+            # the chunk's leftovers join the next chunk; the last chunk's float down
+            members = sorted({*carried, *chunk}, key=swiss.rank.__getitem__)
+            got, carried = _match(members, swiss, strict=True)
+            pairs.extend(got)
+    return pairs, carried
+
+
+def _repaired(pairs: list[tuple[str, str]], left: list[str], swiss: _Swiss,
+              strict: bool) -> list[tuple[str, str]] | None:
+    """Stage 2, when stage 1 left players unpaired: undo the last k pairs it made (k = 1, 2,
+    4, …; the lowest brackets') and match their players with the unpaired ones as one group,
+    until everyone is paired; the last try is the whole field. None when even that leaves
+    someone unpaired."""
+    undone = 1
+    while True:
+        kept = pairs[:max(len(pairs) - undone, 0)]
+        group = sorted({*left, *(player for pair in pairs[len(kept):] for player in pair)},
+                       key=swiss.rank.__getitem__)
+        got, unpaired = _match(group, swiss, strict)
+        if not unpaired:
+            return kept + got
+        if not kept:
+            return None
+        undone *= 2
+
+
+def _pair_without(players: list[str], swiss: _Swiss) -> list[tuple[str, str]] | None:
+    """Stages 1 and 2 for the players but the bye; stage 2 first refuses pairs that deny an
+    absolute seat wish, as stage 1 does, and only when no such pairing of the whole field
+    exists weighs them instead."""
+    pairs, left = _by_brackets(players, swiss)
+    if not left:
+        return pairs
+    return _repaired(pairs, left, swiss, strict=True) or _repaired(pairs, left, swiss,
+                                                                    strict=False)
+
+
+def _history_before(history: History, number: int) -> History:
+    return History(tuple(paired for paired in history.rounds if paired.number < number),
+                   tuple(outcome for outcome in history.outcomes if outcome.round < number),
+                   history.withdrawn, history.penalties)
+
+
+def _swiss_state(field: Field, number: int, history: History,
+                 points: Points) -> tuple[_Swiss, list[str], set[str]]:
+    """The round's inputs: the context, the active players in rank order, and the players who
+    won by forfeit (last in line for the bye, as a point without a game already)."""
+    score = scores(field, history, points)
+    active = [player for player in field.players
+              if history.withdrawn.get(player, number + 1) > number]
+    ranked = sorted(active, key=lambda player: (-score[player], lot(field.lots, player)))
+    seats: dict[str, list[int]] = {player: [] for player in field.players}
+    met = set()
+    for paired in sorted(history.rounds, key=lambda paired: paired.number):
+        for pairing in paired.pairings:
+            met.add(frozenset(pairing.seats))
+            for seat, player in enumerate(pairing.seats):
+                seats.setdefault(player, []).append(seat)
+    wishes = {player: _wish(tuple(seats.get(player, ()))) for player in active}
+    swiss = _Swiss(number, field.lots, {player: i for i, player in enumerate(ranked)}, score,
+                   frozenset(met), wishes)
+    forfeit_won = {outcome.winner for outcome in history.outcomes
+                   if outcome.kind == "forfeit" and outcome.winner is not None}
+    return swiss, ranked, forfeit_won
+
+
 def pair_swiss(field: Field, number: int, history: History, points: Points) -> Round:
-    """The Swiss pairing ``fairdeal-swiss/1`` (to be written: issue 22)."""
-    raise NotImplementedError("the Swiss pairing is not written yet")
+    """The Swiss pairing ``fairdeal-swiss/1`` of round ``number`` (normative: the verifier
+    re-derives every round with this function; docs/tournaments.md §4 is its summary).
+
+    Inputs: the rounds, outcomes, withdrawals and penalties of ``history`` before round
+    ``number`` (later ones are ignored; every penalty counts).
+
+    1. Active players: the field minus those withdrawn from this round or earlier
+       (``withdrawn[p] <= number``). Rank order: score (``standings.scores``, penalties
+       deducted) descending, then lot (``primitives.lot``) ascending. Round 1: all score 0.
+    2. Met: two players met if any earlier round paired them, whatever the outcome (a forfeit
+       or double forfeit means a withdrawal, and a withdrawn player is never paired again).
+       No pair ever meets twice.
+    3. Seat wishes, from each player's seats in its earlier pairings (byes have no seat):
+       none before its first game; absolute when seat-0 games minus seat-1 games is ±2 or
+       beyond (it wants the seat that evens it) or its last two seats were the same (it wants
+       the other); else strong when the difference is ±1; else mild: the seat it did not have
+       last. A pair's seats (``_assign_seats``): each gets its wish when they differ; when both
+       want the same seat the stronger wish gets it, then the larger imbalance, then the one
+       who had the other seat in the latest game where their seats differ, then the
+       higher-ranked in odd rounds, the lower in even ones; with no wish on either side, the
+       higher-ranked has seat 0 in odd rounds, seat 1 in even ones.
+    4. The bye, when the active field is odd: candidates are the active players who have had
+       no bye, those without a forfeit win first, each group lowest-ranked first. The first
+       candidate whose removal leaves the rest pairable (steps 5-6) gets it; none: raise
+       ``PairingImpossible``. A player never has two byes.
+    5. Stage 1, brackets: the players in rank order are cut into score brackets; from the top,
+       a bracket together with the players floated into it (they rank above it) is cut into
+       chunks (``_chunks``: the k-th 12 of its top half S1 with the k-th 12 of its bottom half
+       S2) and each chunk, with the players left over from the chunk before, is paired by one
+       maximum-weight matching of maximum cardinality (``_weights`` defines the weights: the
+       highest-ranked paired first, then the smallest squared score differences, then the seat
+       wishes, then S1 against S2, then a 64-bit tie term from the lots). Rematches are no
+       edges, nor pairs that would deny an absolute seat wish. The players left unpaired
+       float: into the next chunk, or the next bracket.
+    6. Stage 2, when players are left after the last bracket: ``_repaired`` re-pairs the
+       lowest k pairs with them in one matching, doubling k up to the whole field, refusing
+       pairs that deny an absolute wish; if even the whole field cannot be paired so, again
+       from k = 1 with such pairs weighed (the seat level) instead of refused. Whenever a
+       pairing of the players without rematches exists, that last whole-field matching finds
+       one (it is of maximum cardinality), so the procedure ends, and pairs everyone whenever
+       that is possible.
+    7. Tables: the pairs ordered by their higher-ranked player's rank, numbered from 1; the
+       seats as in step 3.
+
+    Determinism: nothing depends on the order of ``field.players``, dicts or sets; networkx
+    is handed nodes and edges in rank order, and two different matchings have equal weight
+    only if their tie terms' sums are equal, which the 64-bit terms make a chance of the
+    order of 2^-64 for any two candidates (the residual: then networkx's own, deterministic
+    but unspecified, choice decides).
+    """
+    return _paired_swiss(field, number, history, points)
+
+
+def _paired_swiss(field: Field, number: int, history: History, points: Points) -> Round:
+    """``pair_swiss``'s steps: the bye's candidates in order, the first that pairs wins."""
+    swiss, ranked, forfeit_won = _swiss_state(field, number, _history_before(history, number),
+                                              points)
+    byes = {player for paired in history.rounds if paired.number < number
+            for player in paired.byes}
+    if len(ranked) % 2 == 0:
+        candidates: list[str | None] = [None]
+    else:
+        lowest_first = [player for player in reversed(ranked) if player not in byes]
+        candidates = [*(player for player in lowest_first if player not in forfeit_won),
+                      *(player for player in lowest_first if player in forfeit_won)]
+    for bye in candidates:
+        pairs = _pair_without([player for player in ranked if player != bye], swiss)
+        if pairs is not None:
+            return _tables(number, pairs, bye, swiss)
+    if not candidates:
+        raise PairingImpossible(number, f"all {len(ranked)} active players have had a bye")
+    raise PairingImpossible(number, f"no pairing of the {len(ranked)} active players avoids a"
+                            " rematch (a Swiss of n players has at most n-1 rounds, and can"
+                            " run out of pairings sooner)")
+
+
+def _tables(number: int, pairs: list[tuple[str, str]], bye: str | None,
+            swiss: _Swiss) -> Round:
+    ordered = sorted(pairs, key=lambda pair: min(swiss.rank[pair[0]], swiss.rank[pair[1]]))
+    pairings = []
+    for table, (first, second) in enumerate(ordered, start=1):
+        if swiss.rank[second] < swiss.rank[first]:
+            first, second = second, first
+        seats, _ = _assign_seats(first, second, swiss.wishes, number)
+        pairings.append(Pairing(table, seats))
+    return Round(number, tuple(pairings), (bye,) if bye is not None else ())
