@@ -316,19 +316,15 @@ class TournamentLife(TournamentCore):
         return {"event": event}
 
     def _check_from_round(self, state: TournamentState, player: str, from_round: int) -> None:
-        """A player withdraws from a round not paired yet, or from the current round while its
-        game there has no move (then it forfeits it: ledger.tournaments_results)."""
+        """A player withdraws from a round not paired yet (docs §2: ``from_round`` is the first
+        round it is not paired in). Withdrawing from the next round while the current one's
+        game has had no move forfeits that game (ledger.tournaments_results)."""
         current = len(state.rounds)
-        if from_round > current:
-            return
-        table = next((t for (r, _), t in state.tables.items()
-                      if r == current and player in t.seats), None)
-        if from_round == current and table is not None and table.result is None \
-                and not has_moves(self.store, table.match_id):
-            return
-        raise BadRequest(f"from_round must be {current + 1} or later: round {from_round}'s "
-                         "game has begun or is over (play it or resign it)",
-                         code="invalid-round")
+        if from_round <= current:
+            raise BadRequest(f"from_round must be {current + 1} or later: round {from_round} "
+                             "is paired already (play its game, resign it, or withdraw from "
+                             f"round {current + 1} to forfeit it before its first move)",
+                             code="invalid-round")
 
 
 def has_moves(store: EventStore, match_id: str) -> bool:

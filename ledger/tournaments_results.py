@@ -2,7 +2,8 @@
 
 Results are never typed in: ``sync`` reads each paired match's own sealed events — the head
 hash, the last seq and the winner its ``reveal`` declares — and appends the ``result``. A table
-whose player withdrew from that round before the game's first move is a ``forfeit`` (both:
+whose player withdrew while that round was under way (from the next round on) and
+before the game's first move is a ``forfeit`` (both:
 ``double-forfeit``); the ledger leaves that match alone, and its seating window and turn
 deadlines end it as any match (the no-show loses) — its own result is then not counted, the
 forfeit is. Sync is idempotent (a table gets a result only when the log holds none for its
@@ -49,8 +50,7 @@ class TournamentResults(TournamentLife):
 
     def _outcome(self, state: TournamentState, table: Table) -> dict[str, Any] | None:
         """The result a table's current match gives now, or None while it is undecided."""
-        absent = [seat for seat in table.seats
-                  if state.withdrawn.get(seat, table.round + 1) <= table.round]
+        absent = state.forfeiting(table)
         if absent and not has_moves(self.store, table.match_id):
             if len(absent) == 2:
                 return {"outcome": "double-forfeit", "winner": None}

@@ -42,6 +42,8 @@ class TournamentState:
     rounds: list[dict[str, Any]] = field(default_factory=list)
     tables: dict[tuple[int, int], Table] = field(default_factory=dict)
     withdrawn: dict[str, int] = field(default_factory=dict)
+    #: the round that was the current one when each player withdrew (0: before round 1)
+    withdrew_in: dict[str, int] = field(default_factory=dict)
     penalties: dict[str, int] = field(default_factory=dict)
     disputes: list[dict[str, Any]] = field(default_factory=list)
     rulings: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -77,6 +79,7 @@ class TournamentState:
                 table.result = dict(event)
         elif kind == "withdraw":
             self.withdrawn[event["player"]] = event["from_round"]
+            self.withdrew_in[event["player"]] = len(self.rounds)
         elif kind == "dispute":
             self.disputes.append(dict(event))
         elif kind == "ruling":
@@ -122,6 +125,14 @@ class TournamentState:
         """Every table of the latest round has its counted result (the verifier's fold)."""
         assert self.fold is not None
         return self.fold.round_complete()
+
+    def forfeiting(self, table: Table) -> list[str]:
+        """The seats of ``table`` whose player withdrew while its round was the current one,
+        from the round after it: their game there is forfeited if it has had no move (the
+        verifier accepts a forfeit of a player withdrawn from the next round on)."""
+        return [seat for seat in table.seats
+                if self.withdrew_in.get(seat) == table.round
+                and self.withdrawn.get(seat) == table.round + 1]
 
     def open_disputes(self) -> list[int]:
         return [event["dispute"] for event in self.disputes

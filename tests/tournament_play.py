@@ -75,9 +75,12 @@ def _seat_fields(ledger: Ledger, match_id: str, token: str, seat: int, key: Sign
 
 def play_match(ledger: Ledger, match_id: str, seats: Sequence[Player], moves: int = 6,
                loser: int = 1) -> None:
-    """Both seats decline their seeds (signed), play up to ``moves`` legal moves between them
-    (the first legal action each time), then seat ``loser`` resigns: the match is sealed."""
+    """Both seats decline their seeds (signed; unless play has started), play up to
+    ``moves`` legal moves between them (the first legal action each time), then seat
+    ``loser`` resigns: the match is sealed."""
     for seat, player in enumerate(seats):
+        if ledger.seat_view(match_id, player.token)["started"]:
+            break  # the seeds are in already (a game begun elsewhere)
         ledger.add_seed(match_id, player.token, None, **_seat_fields(
             ledger, match_id, player.token, seat, player.key, "client_seed",
             {"client_seed": None}))

@@ -19,7 +19,15 @@ from fairdeal.verifier.logscan import LogScan
 from fairdeal.verifier.tournament.events import validate_event
 from fairdeal.verifier.tournament.primitives import ZERO_HASH, commitment, event_hash
 
-from ..tournament_play import ARBITER, Player, play_round, register, registered
+from ..tournament_play import (
+    ARBITER,
+    Player,
+    play_match,
+    play_round,
+    register,
+    registered,
+    signed,
+)
 
 
 @pytest.fixture
@@ -179,9 +187,12 @@ def test_a_withdrawal_before_the_first_move_is_a_forfeit(ledger: Ledger) -> None
     pairing = ledger.pair_next_round(tid, created["organiser_token"])["event"]["pairings"][0]
     by_id = {p.player: p for p in players}
     quitter, stayer = by_id[pairing["seats"][0]], by_id[pairing["seats"][1]]
-    from ..tournament_play import signed
+    with pytest.raises(BadRequest) as paired:
+        ledger.withdraw_player(tid, quitter.token, signed(
+            ledger, tid, quitter.key, "withdraw", {"from_round": 1}, quitter.player))
+    assert paired.value.code == "invalid-round"
     ledger.withdraw_player(tid, quitter.token, signed(ledger, tid, quitter.key, "withdraw",
-                                                      {"from_round": 1}, quitter.player))
+                                                      {"from_round": 2}, quitter.player))
     table = ledger.tournament(tid)["rounds"][0]["pairings"][0]
     assert table["result"]["outcome"] == "forfeit"
     assert table["result"]["winner"] == stayer.player
@@ -191,7 +202,7 @@ def test_a_withdrawal_before_the_first_move_is_a_forfeit(ledger: Ledger) -> None
     assert twice.value.code == "withdrawn"
 
 
-def test_a_withdrawal_after_the_first_move_must_wait_for_the_next_round(
+def test_a_withdrawal_after_the_first_move_leaves_the_game_to_be_played(
         ledger: Ledger) -> None:
     created, players = registered(ledger, 2)
     tid = created["id"]
@@ -199,13 +210,14 @@ def test_a_withdrawal_after_the_first_move_must_wait_for_the_next_round(
     pairing = ledger.pair_next_round(tid, created["organiser_token"])["event"]["pairings"][0]
     by_id = {p.player: p for p in players}
     seats = [by_id[s] for s in pairing["seats"]]
-    from ..tournament_play import signed
-    # both seeds in and a move played, but not sealed
+    # both seeds in and a move played: the game is played out, not forfeited
     play_match_partly(ledger, pairing["match_id"], seats)
-    with pytest.raises(BadRequest) as late:
-        ledger.withdraw_player(tid, seats[0].token, signed(
-            ledger, tid, seats[0].key, "withdraw", {"from_round": 1}, seats[0].player))
-    assert late.value.code == "invalid-round"
+    ledger.withdraw_player(tid, seats[0].token, signed(
+        ledger, tid, seats[0].key, "withdraw", {"from_round": 2}, seats[0].player))
+    assert ledger.tournament(tid)["rounds"][0]["pairings"][0]["result"] is None
+    play_match(ledger, pairing["match_id"], seats, loser=0)
+    result = ledger.tournament(tid)["rounds"][0]["pairings"][0]["result"]
+    assert result["outcome"] == "match" and result["winner"] == seats[1].player
 
 
 def play_match_partly(ledger: Ledger, match_id: str, seats: list[Player]) -> None:

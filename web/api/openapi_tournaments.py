@@ -183,6 +183,13 @@ def tournament_paths() -> dict[str, Any]:
                     "invalid-entropy, invalid-name)",
              "409": "registration-closed, already-registered, tournament-full, stale-seq"},
             bearer=False),
+        **_organiser_paths(),
+    }
+
+
+def _organiser_paths() -> dict[str, Any]:
+    """The routes of a started tournament: the organiser's, the players' and the arbiter's."""
+    return {
         "/tournaments/{tournament_id}/start": _organiser(
             "The organiser starts the tournament (and, with auto, round 1 is paired)",
             {"type": "object", "properties": {"event": _EVENT, "round": _EVENT}},
