@@ -238,3 +238,59 @@ def test_a_player_who_has_not_played_yet_has_a_key_page_with_its_tournaments(app
     assert players[0].key.public_text in page
     # a key nobody registered or played with is still not found
     assert "Seat key not found" in _html(client, "/k/0123456789abcdef", 404)
+
+
+def _ruled(app: Any, tournament_id: str, decision: dict[str, Any]) -> None:
+    body = signed(_ledger(app), tournament_id, ARBITER, "ruling", {
+        "dispute": 1, "decision": decision, "text": "so ruled"})
+    _ledger(app).rule_dispute(tournament_id, body)
+
+
+def _disputed(app: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """A running tournament whose round-1 match is disputed by its loser."""
+    created, players = _running(app)
+    tid = created["id"]
+    pairing = _ledger(app).tournament(tid)["rounds"][0]["pairings"][0]
+    loser = next(seat for seat in pairing["seats"] if seat != pairing["result"]["winner"])
+    _dispute(app, tid, next(p for p in players if p.player == loser), pairing["match_id"], 1)
+    return tid, created, pairing
+
+
+def test_a_replay_ordered_names_the_new_match_and_the_table_the_one_it_replaces(
+        app: Any) -> None:
+    tid, created, pairing = _disputed(app)
+    replay = _ledger(app).order_replay(tid, created["organiser_token"], 1)["match_id"]
+    _ruled(app, tid, {"kind": "replay-ordered", "match_id": replay})
+    page = _html(app.test_client(), f"/t/{tid}")
+    assert "Ruling: replay ordered." in page
+    assert f'New match: <a class="mid" href="/m/{replay}">' in page
+    row = re.search(r'<tr data-table="1" data-match="([^"]+)">(.*?)</tr>', page, re.DOTALL)
+    assert row is not None and row.group(1) == replay
+    assert f'href="/m/{pairing["match_id"]}"' in row.group(2) and "replay ordered" in row.group(2)
+    assert "not finished" in row.group(2)  # the replay is not played yet: no result counts
+
+
+def test_a_result_changed_by_a_ruling_says_so_where_the_result_is(app: Any) -> None:
+    tid, _, pairing = _disputed(app)
+    loser = next(seat for seat in pairing["seats"] if seat != pairing["result"]["winner"])
+    _ruled(app, tid, {"kind": "result-changed", "winner": loser})
+    page = _html(app.test_client(), f"/t/{tid}")
+    row = re.search(r'<tr data-table="1" data-match="[^"]+">(.*?)</tr>', page, re.DOTALL)
+    assert row is not None and "changed by a ruling" in row.group(1)
+    assert ("1–0" if loser == pairing["seats"][0] else "0–1") in row.group(1)
+    assert "Ruling: result changed:" in page
+
+
+def test_a_withdrawn_player_is_marked_on_the_players_list(app: Any) -> None:
+    created, players = _running(app)
+    tid = created["id"]
+    quitter = players[2]
+    body = signed(_ledger(app), tid, quitter.key, "withdraw",
+                  {"player": quitter.player, "from_round": 2})
+    body.pop("player")
+    _ledger(app).withdraw_player(tid, quitter.token, body)
+    page = _html(app.test_client(), f"/t/{tid}")
+    line = re.search(rf'<li data-player="{quitter.player}">(.*?)</li>', page, re.DOTALL)
+    assert line is not None and "withdrew: not paired from round 2" in line.group(1)
+    assert "withdrew" not in page.split(f'<li data-player="{players[0].player}">')[1].split(
+        "</li>")[0]

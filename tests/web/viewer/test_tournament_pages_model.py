@@ -123,3 +123,14 @@ def test_decisions_in_words() -> None:
                                 roster) == "ann penalised 1½ points"
     assert model.decision_words({"kind": "replay-ordered", "match_id": "m9"}, roster) == (
         "replay ordered")
+
+
+def test_a_double_round_robin_cell_holds_both_games_in_round_order() -> None:
+    answer = _answer()
+    a, b = ANN.key_id, BOB.key_id
+    answer["rounds"].append({"round": 4, "byes": [], "pairings": [
+        {"table": 1, "seats": [b, a], "match_id": "m4",
+         "result": {"outcome": "match", "winner": b}}]})
+    rows = {row["name"]: row for row in model.crosstable(answer)["players"]}
+    assert rows["ann"]["cells"][2] == ["1 r1", "0 r4"]
+    assert rows["bob"]["cells"][0] == ["0 r1", "1 r4"]
