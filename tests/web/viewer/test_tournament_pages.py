@@ -294,3 +294,33 @@ def test_a_withdrawn_player_is_marked_on_the_players_list(app: Any) -> None:
     assert line is not None and "withdrew: not paired from round 2" in line.group(1)
     assert "withdrew" not in page.split(f'<li data-player="{players[0].player}">')[1].split(
         "</li>")[0]
+
+
+def test_a_finished_tournament_edited_in_the_database_is_refused_by_the_pages_verdict(
+        app: Any, tmp_path: Path) -> None:
+    import sqlite3
+
+    ledger = _ledger(app)
+    created, players = registered(ledger, 2, name="edited")
+    tid = created["id"]
+    ledger.start_tournament(tid, created["organiser_token"])
+    ledger.pair_next_round(tid, created["organiser_token"])
+    play_round(ledger, tid, players)
+    ledger.finish_tournament(tid, created["organiser_token"])
+    # someone with the database renames a registered player after the fact (the triggers
+    # that keep the log append-only dropped first)
+    database = sqlite3.connect(tmp_path / "ledger.db")
+    database.execute("DROP TRIGGER tournament_events_no_update")
+    (body,) = database.execute("SELECT body FROM tournament_events WHERE tournament_id = ? "
+                               "AND seq = 1", (tid,)).fetchone()
+    assert '"name":"bot 0"' in body
+    database.execute("UPDATE tournament_events SET body = ? WHERE tournament_id = ? AND seq = 1",
+                     (body.replace('"name":"bot 0"', '"name":"bot X"'), tid))
+    database.commit()
+    database.close()
+    page = _html(app.test_client(), f"/t/{tid}")
+    assert 'id="tournament-verdict">✗ does not verify' in page
+    statuses = dict(re.findall(r'data-check="([^"]+)" data-status="([^"]+)"', page))
+    assert statuses["format"] == "pass" and statuses["chain"] == "fail"
+    assert statuses["standings"] == "not-checked"
+    assert re.search(r'<div class="failure" role="alert"><strong>chain check failed', page)
