@@ -27,7 +27,7 @@ from fairdeal.verifier.tournament.primitives import event_hash
 from .errors import ConflictError, MatchNotFound
 from .storeerrors import translated
 from .storewrites import WritePath
-from .tables import TournamentEventRow, TournamentPlayerRow, TournamentRow
+from .tables import MatchRow, TournamentEventRow, TournamentPlayerRow, TournamentRow
 from .tlog import append_leaf
 
 __all__ = ["TournamentNotFound", "TournamentStore"]
@@ -35,6 +35,7 @@ __all__ = ["TournamentNotFound", "TournamentStore"]
 _ROWS = TournamentRow.__table__  # type: ignore[attr-defined]
 _EVENTS = TournamentEventRow.__table__  # type: ignore[attr-defined]
 _PLAYERS = TournamentPlayerRow.__table__  # type: ignore[attr-defined]
+_MATCHES = MatchRow.__table__  # type: ignore[attr-defined]
 
 #: what runs inside an append's transaction, on its connection
 Extra = Callable[[Connection], None]
@@ -135,6 +136,18 @@ class TournamentStore:
         with self.engine.connect() as conn:
             return [str(value) for value in conn.execute(
                 select(_ROWS.c.id).where(_ROWS.c.status == "running")).scalars()]
+
+    @translated
+    def ended(self, match_ids: Sequence[str]) -> set[str]:
+        """Which of ``match_ids`` are sealed: one query for a round's tables, so the sweeper's
+        sync costs one read per running tournament while its matches are played."""
+        found: set[str] = set()
+        with self.engine.connect() as conn:
+            for start in range(0, len(match_ids), 500):
+                found.update(str(value) for value in conn.execute(
+                    select(_MATCHES.c.id).where(_MATCHES.c.id.in_(match_ids[start:start + 500]),
+                                                _MATCHES.c.status == "ended")).scalars())
+        return found
 
     @translated
     def player_by_token(self, tournament_id: str, token_hash: str) -> str | None:

@@ -45,19 +45,22 @@ class TournamentResults(TournamentLife):
 
     #: the sealed bundle of a match (``ReadSide.bundle_bytes``), set by the façade
     bundle_of: Any = None
+    #: when ``sync_all`` last ran (server ms)
+    _last_sync_ms: int = -1_000_000
 
     # --- results -------------------------------------------------------------------------------
 
-    def _outcome(self, state: TournamentState, table: Table) -> dict[str, Any] | None:
-        """The result a table's current match gives now, or None while it is undecided."""
+    def _outcome(self, state: TournamentState, table: Table,
+                 ended: set[str]) -> dict[str, Any] | None:
+        """The result a table's current match gives now (``ended``: the sealed ones among the
+        pending tables' matches), or None while it is undecided."""
         absent = state.forfeiting(table)
         if absent and not has_moves(self.store, table.match_id):
             if len(absent) == 2:
                 return {"outcome": "double-forfeit", "winner": None}
             return {"outcome": "forfeit",
                     "winner": next(seat for seat in table.seats if seat not in absent)}
-        match = self.store.match(table.match_id)
-        if match is None or match["status"] != "ended":
+        if table.match_id not in ended:
             return None
         events = self.store.read(table.match_id)
         reveal = next(event for event in reversed(events) if event.type == "reveal")
@@ -72,9 +75,11 @@ class TournamentResults(TournamentLife):
                   state: TournamentState) -> int:
             if row["status"] != "running":
                 return 0
-            for table in state.tables.values():
+            pending = [table for table in state.tables.values() if table.result is None]
+            ended = self.tstore.ended([table.match_id for table in pending])
+            for table in pending:
                 if table.result is None:
-                    outcome = self._outcome(state, table)
+                    outcome = self._outcome(state, table, ended)
                     if outcome is not None:
                         self.append(tournament_id, [self.draft(
                             row, events, "result", round=table.round, table=table.table,
@@ -109,7 +114,13 @@ class TournamentResults(TournamentLife):
         return 2
 
     def sync_all(self) -> int:
-        """Sync every running tournament (the sweeper's hook); how many events were written."""
+        """Sync every running tournament (the sweeper's hook); how many events were written.
+        At most once a second however often the sweeper runs: a read syncs its own
+        tournament first anyway, so the sweep only has to catch what nobody reads."""
+        now = self.clock()
+        if now - self._last_sync_ms < 1_000:
+            return 0
+        self._last_sync_ms = now
         return sum(self.sync(tournament_id) for tournament_id in self.tstore.unfinished())
 
     # --- disputes, replays, rulings ------------------------------------------------------------
