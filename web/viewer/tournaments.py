@@ -140,14 +140,15 @@ def tournament_verdict(tournament_id: str, server_key: str | None,
 
 
 def key_tournaments(reader: LedgerReader, kid: str) -> list[dict[str, Any]]:
-    """The tournaments the key ``kid`` registered in, newest first: the ledger's own list when
-    it has one, else those among the newest KEY_SCAN tournaments."""
+    """The tournaments the key ``kid`` registered in, newest first, each with where the key
+    stands: the ledger's own list of the key's tournament ids when it has one
+    (``key_tournaments(kid)``), else those among the newest KEY_SCAN tournaments."""
     source = reader.ledger
     if not hasattr(source, "list_tournaments"):
         return []
     own = getattr(source, "key_tournaments", None)
     if own is not None:
-        return list(own(kid))
+        return [_key_line(source.tournament(found), kid) for found in own(kid)]
     found, cursor, seen = [], None, 0
     while seen < KEY_SCAN:
         listing = source.list_tournaments(min(100, KEY_SCAN - seen), cursor)
