@@ -324,3 +324,13 @@ def test_a_finished_tournament_edited_in_the_database_is_refused_by_the_pages_ve
     assert statuses["format"] == "pass" and statuses["chain"] == "fail"
     assert statuses["standings"] == "not-checked"
     assert re.search(r'<div class="failure" role="alert"><strong>chain check failed', page)
+
+
+def test_the_list_says_how_many_rounds_a_swiss_has_and_a_round_robin_as_it_goes(
+        app: Any) -> None:
+    swiss, _ = registered(_ledger(app), 2, name="swiss cup", system="swiss", rounds=3)
+    double, _ = registered(_ledger(app), 2, name="double cup", rounds=2)
+    page = _html(app.test_client(), "/t/")
+    rows = dict(re.findall(r'<tr data-tournament="([^"]+)">(.*?)</tr>', page, re.DOTALL))
+    assert "<td>0 of 3</td>" in rows[swiss["id"]] and "Swiss" in rows[swiss["id"]]
+    assert '<td>0 <span class="muted small">(double)</span></td>' in rows[double["id"]]
