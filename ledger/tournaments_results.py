@@ -77,20 +77,18 @@ class TournamentResults(TournamentLife):
                 return 0
             pending = [table for table in state.tables.values() if table.result is None]
             ended = self.tstore.ended([table.match_id for table in pending])
+            results = []
             for table in pending:
-                if table.result is None:
-                    outcome = self._outcome(state, table, ended)
-                    if outcome is not None:
-                        self.append(tournament_id, [self.draft(
-                            row, events, "result", round=table.round, table=table.table,
-                            match_id=table.match_id, **outcome)])
-                        return 1
-            return 0
+                outcome = self._outcome(state, table, ended)
+                if outcome is not None:  # appended together: one transaction, chained
+                    results.append(self.draft(row, events, "result", round=table.round,
+                                              table=table.table, match_id=table.match_id,
+                                              **outcome))
+            if results:
+                self.append(tournament_id, results)
+            return len(results)
 
-        written = 0
-        while self.server_write(tournament_id, write):
-            written += 1
-        return written + self._auto(tournament_id)
+        return int(self.server_write(tournament_id, write)) + self._auto(tournament_id)
 
     def _auto(self, tournament_id: str) -> int:
         row, _, state = self.load(tournament_id)

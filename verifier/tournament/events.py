@@ -50,7 +50,8 @@ class _Event:
 
     def __init__(self, event: Mapping[str, Any], seq: int) -> None:
         self.event = event
-        self.where = f"event {seq} ({event.get('type')})"
+        kind = event.get("type")
+        self.where = f"event {seq} ({kind})" if kind in _FIELDS else f"event {seq}"
 
     def fail(self, field: str, what: str, value: Any) -> InvalidTournament:
         return InvalidTournament(f"{self.where}.{field}: expected {what}, got {shown(value)}")
