@@ -193,6 +193,8 @@ def _weights(group: list[str], swiss: _Swiss, strict: bool) -> list[tuple[int, i
     would deny an absolute wish is none either.
     """
     size = len(group)
+    if size < 2:
+        return []
     points = [swiss.score[player] for player in group]
     spread = (max(points) - min(points)) ** 2
     pairs = size // 2 + 1  # more than a matching's edges
