@@ -20,12 +20,20 @@ keys it trusts (``seat_keys={"A": "ed25519:…"}``); a log checkpoint and a witn
 transparency log. Every error the verifier raises is a :class:`FairdealError` (a
 ``ValueError``); :class:`VerificationError` is the one a failed check carries.
 
+A tournament export (docs/tournaments.md) is checked whole by ``verify_tournament_zip(data,
+trusted_key=…, arbiter_key=…, player_keys=[…])``, which returns a ``TournamentReport`` with the
+checks of its own (``TOURNAMENT_CHECKS``). Those names load ``fairdeal.verifier.tournament``
+(and its Swiss pairing's networkx) on first use only, so a match's verification never pays
+for them, in the browser or anywhere.
+
 This module imports only the verifier's own pure modules and fairdeal.games, never
 ``cryptography`` (signatures fall back to pure Python when it is missing), so it loads in the
 browser under Pyodide as it does on a server.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 # first: it picks the compiled or the pure modules (FAIRDEAL_PURE) before any below is imported
 from fairdeal.games import compiled  # noqa: F401
@@ -41,6 +49,20 @@ from .note import NoteError
 from .receipts import InvalidReceipts, Receipt, ReceiptsFile, parse_receipts_file
 from .report import CHECKS, CheckResult, Report, VerificationError
 from .verify import UnknownSeat, verify_bundle, verify_bytes, verify_replayed
+
+#: the tournament names, loaded from fairdeal.verifier.tournament when first asked for
+_TOURNAMENT_NAMES = ("TOURNAMENT_CHECKS", "InvalidTournament", "TournamentReport",
+                     "verify_tournament", "verify_tournament_zip")
+
+
+def __getattr__(name: str) -> Any:
+    """The tournament names, imported on first use (PEP 562)."""
+    if name in _TOURNAMENT_NAMES:
+        from . import tournament
+
+        return getattr(tournament, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CHECKS",
@@ -59,6 +81,9 @@ __all__ = [
     "Receipt",
     "ReceiptsFile",
     "Report",
+    "TOURNAMENT_CHECKS",
+    "InvalidTournament",
+    "TournamentReport",
     "UnknownSeat",
     "VerificationError",
     "WitnessError",
@@ -70,5 +95,7 @@ __all__ = [
     "verify_bundle",
     "verify_bytes",
     "verify_replayed",
+    "verify_tournament",
+    "verify_tournament_zip",
     "verify_with_inputs",
 ]

@@ -51,7 +51,8 @@ class _Event:
     def __init__(self, event: Mapping[str, Any], seq: int) -> None:
         self.event = event
         kind = event.get("type")
-        self.where = f"event {seq} ({kind})" if kind in _FIELDS else f"event {seq}"
+        known = isinstance(kind, str) and kind in _FIELDS
+        self.where = f"event {seq} ({kind})" if known else f"event {seq}"
 
     def fail(self, field: str, what: str, value: Any) -> InvalidTournament:
         return InvalidTournament(f"{self.where}.{field}: expected {what}, got {shown(value)}")
@@ -90,7 +91,7 @@ class _Event:
 
 
 def _header(e: _Event) -> None:
-    if e.need("format") != FORMAT:
+    if e.need("format") != FORMAT or not isinstance(e.event["format"], str):
         raise e.fail("format", repr(FORMAT), e.event["format"])
     e.match("tournament_id", IDENT, "1-64 letters, digits, '_' or '-'")
     e.text("name", 1, 200)
@@ -101,11 +102,12 @@ def _header(e: _Event) -> None:
     if not isinstance(params, dict):
         raise e.fail("params", "an object", params)
     _depth(e, "params", params)
-    if e.need("system") not in SYSTEMS:
+    if not isinstance(e.need("system"), str) or e.event["system"] not in SYSTEMS:
         raise e.fail("system", " or ".join(map(repr, SYSTEMS)), e.event["system"])
     e.integer("rounds", 1, 2 if e.event["system"] == "round-robin" else 64)
     tiebreaks = e.items("tiebreaks", len(TIEBREAKS))
-    if any(t not in TIEBREAKS for t in tiebreaks) or len(set(tiebreaks)) != len(tiebreaks):
+    if (any(not isinstance(t, str) or t not in TIEBREAKS for t in tiebreaks)
+            or len(set(tiebreaks)) != len(tiebreaks)):
         raise e.fail("tiebreaks", f"distinct tie-breaks among {', '.join(TIEBREAKS)}",
                      tiebreaks)
     points = e.need("points")
@@ -184,7 +186,7 @@ def _result(e: _Event) -> None:
     e.integer("table", 1, MAX_PLAYERS)
     e.match("match_id", IDENT, "a match id")
     outcome = e.need("outcome")
-    if outcome not in OUTCOME_KINDS:
+    if not isinstance(outcome, str) or outcome not in OUTCOME_KINDS:
         raise e.fail("outcome", " or ".join(map(repr, OUTCOME_KINDS)), outcome)
     extra = set(e.event) - _COMMON - {"round", "table", "match_id", "outcome"}
     if extra != _RESULT_FIELDS[outcome]:
@@ -226,7 +228,7 @@ def _ruling(e: _Event) -> None:
     kind = decision.get("kind") if isinstance(decision, dict) else None
     shapes = {"result-stands": {"kind"}, "result-changed": {"kind", "winner"},
               "replay-ordered": {"kind", "match_id"}, "penalty": {"kind", "player", "points"}}
-    if kind not in shapes or set(decision) != shapes[kind]:
+    if not isinstance(kind, str) or kind not in shapes or set(decision) != shapes[kind]:
         raise e.fail("decision", f"one of the decisions {', '.join(DECISIONS)} with its "
                      "fields", decision)
     if kind == "result-changed" and decision["winner"] is not None:
@@ -290,7 +292,7 @@ def validate_event(event: Any, index: int) -> None:
                                 f"{type(event).__name__}")
     e = _Event(event, index)
     kind = e.need("type")
-    if kind not in _FIELDS:
+    if not isinstance(kind, str) or kind not in _FIELDS:
         raise InvalidTournament(f"event {index}.type: unknown event type {shown(kind)} "
                                 f"(known: {', '.join(EVENT_TYPES)})")
     e.integer("seq")
