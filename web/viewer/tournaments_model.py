@@ -12,7 +12,7 @@ from typing import Any
 from fairdeal.verifier.keys import InvalidKey, key_id, parse_public_key, verify_signature
 from fairdeal.verifier.tournament.primitives import signed_message
 
-__all__ = ["TIEBREAK_NAMES", "crosstable", "disputes", "half_points", "players",
+__all__ = ["TIEBREAK_NAMES", "crosstable", "disputes", "half_points", "players", "points_words",
            "rounds", "standings", "summary", "tiebreak_columns"]
 
 #: each tie-break's column: its abbreviation, its name, its definition (docs/tournaments.md
@@ -101,7 +101,7 @@ def summary(answer: Mapping[str, Any]) -> dict[str, Any]:
         "turn_limit_ms": header.get("turn_limit_ms"),
         "seating_ms": header.get("seating_ms"),
         "max_players": header.get("max_players"),
-        "points": header.get("points") or {},
+        "points": points_words(header.get("points") or {}),
         "arbiter_key": header.get("arbiter_key"),
         "arbiter_id": short_key(header.get("arbiter_key")),
         "server_key_id": header.get("server_key_id"),
@@ -110,6 +110,17 @@ def summary(answer: Mapping[str, Any]) -> dict[str, Any]:
         "next_seq": answer.get("next_seq"),
         "head": answer.get("head"),
     }
+
+
+def points_words(points: Mapping[str, Any]) -> str:
+    """The header's points (half-points) as an organiser states them.
+
+    >>> points_words({"win": 2, "draw": 1, "loss": 0, "bye": 2, "forfeit-win": 2})
+    'win 1, draw ½, loss 0, bye 1, forfeit win 1'
+    """
+    order = ("win", "draw", "loss", "bye", "forfeit-win")
+    return ", ".join(f"{name.replace('-', ' ')} {half_points(points[name])}"
+                     for name in order if name in points)
 
 
 def tiebreak_columns(header: Mapping[str, Any]) -> list[dict[str, Any]]:

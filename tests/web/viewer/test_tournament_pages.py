@@ -101,6 +101,7 @@ def test_the_tournament_page_shows_rounds_byes_players_and_links(app: Any) -> No
     # the name is the organiser's text, escaped
     assert "&lt;i&gt;club&lt;/i&gt; night" in page and "<i>club" not in page
     assert "Round-robin" in page and "in play" in page and "1 paired of 3" in page
+    assert '<dd id="tournament-points">win 1, draw ½, loss 0, bye 1, forfeit win 1</dd>' in page
     assert f'href="/m/{pairing["match_id"]}"' in page
     winner = pairing["result"]["winner"]
     assert ("1–0" if winner == pairing["seats"][0] else "0–1") in page

@@ -94,3 +94,20 @@ def test_on_a_desktop_the_verification_panel_sits_beside_the_standings_and_the_p
     ledger.pair_next_round(created["id"], created["organiser_token"])
     page.wait_for_selector('#t-live [data-round="2"]', timeout=10_000)
     assert page.locator("#t-live").get_attribute("data-refreshed")
+
+
+def test_a_live_page_reloads_into_the_verified_tournament_when_it_finishes(
+        page: Any, served: tuple[str, Any, dict[str, Any]]) -> None:
+    url, ledger, _ = served
+    created, players = registered(ledger, 2, name="a short final")
+    ledger.start_tournament(created["id"], created["organiser_token"])
+    ledger.pair_next_round(created["id"], created["organiser_token"])
+    play_round(ledger, created["id"], players, moves=2)
+    page.goto(f"{url}/t/{created['id']}")
+    assert page.locator("#tournament-verdict").count() == 0
+    ledger.finish_tournament(created["id"], created["organiser_token"])
+    page.wait_for_selector("#tournament-verdict", timeout=10_000)
+    assert page.locator("#tournament-verdict").inner_text() == "✓ every check passed"
+    assert page.locator("#t-live").get_attribute("data-live-url") is None
+    assert page.locator("#export-link").get_attribute("href") == (
+        f"/api/v1/tournaments/{created['id']}/export")
