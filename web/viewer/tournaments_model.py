@@ -281,33 +281,54 @@ def disputes(answer: Mapping[str, Any], events: Sequence[Mapping[str, Any]]
     return shown
 
 
+def _games(answer: Mapping[str, Any]) -> list[tuple[int, str, str, str, str]]:
+    """Every table as ``(round, seat 0, seat 1, seat 0's mark, seat 1's mark)``: "1", "0",
+    "½", "+"/"−" for a forfeit, "…" while it is not finished."""
+    games = []
+    for item in answer.get("rounds") or []:
+        for pairing in item.get("pairings") or []:
+            seats = list(pairing.get("seats") or [])
+            if len(seats) == 2:
+                score, _ = result_words(pairing.get("result"), seats)
+                mine, theirs = score.split("–") if score else ("…", "…")
+                games.append((item.get("round"), seats[0], seats[1], mine, theirs))
+    return games
+
+
 def crosstable(answer: Mapping[str, Any]) -> dict[str, Any]:
-    """The cross-table: the players in standings order (numbered by rank), and for each the
-    results against every other player, by round (``"1 r3"``: a win in round 3), its byes and
-    its score. A player who has not played another has an empty cell."""
-    order = [line["player"] for line in standings(answer)]
+    """The cross-table: the players in standings order (numbered by rank), each with its byes
+    and its score, and its games — for a round-robin against every other player (a column
+    each: ``"1 r3"``, a win in round 3), for a Swiss by round (a column each: ``"1 v 12"``, a
+    win against number 12): a Swiss of a thousand players is a thousand rows of a few rounds,
+    never a million cells."""
+    lines = standings(answer)
+    order = [line["player"] for line in lines]
     roster = players(answer)
     order += [player for player in roster if player not in order]
     number = {player: index + 1 for index, player in enumerate(order)}
-    cells: dict[tuple[str, str], list[str]] = {}
     byes: dict[str, list[int]] = {}
     for item in answer.get("rounds") or []:
         for bye in item.get("byes") or []:
             byes.setdefault(bye, []).append(item.get("round"))
-        for pairing in item.get("pairings") or []:
-            seats = list(pairing.get("seats") or [])
-            if len(seats) != 2:
-                continue
-            score, _ = result_words(pairing.get("result"), seats)
-            mine, theirs = score.split("–") if score else ("…", "…")
-            cells.setdefault((seats[0], seats[1]), []).append(f"{mine} r{item.get('round')}")
-            cells.setdefault((seats[1], seats[0]), []).append(f"{theirs} r{item.get('round')}")
-    scores = {line["player"]: line["score"] for line in standings(answer)}
-    return {
-        "players": [{"number": number[player], "player": player,
-                     "name": _name(roster, player), "score": scores.get(player, "–"),
-                     "byes": byes.get(player, []),
-                     "cells": [None if other == player else cells.get((player, other), [])
-                               for other in order]}
-                    for player in order],
-    }
+    swiss = (answer.get("header") or {}).get("system") == "swiss"
+    rounds = [item.get("round") for item in answer.get("rounds") or []]
+    cells: dict[tuple[str, Any], list[str]] = {}
+    for number_of_round, first, second, mine, theirs in _games(answer):
+        for player, other, mark in ((first, second, mine), (second, first, theirs)):
+            key = (player, number_of_round) if swiss else (player, other)
+            text = (f"{mark} v {number.get(other, '?')}" if swiss
+                    else f"{mark} r{number_of_round}")
+            cells.setdefault(key, []).append(text)
+    scores = {line["player"]: line["score"] for line in lines}
+
+    def row(player: str) -> list[list[str] | None]:
+        if swiss:
+            return [cells.get((player, r), ["bye"] if r in byes.get(player, []) else [])
+                    for r in rounds]
+        return [None if other == player else cells.get((player, other), []) for other in order]
+
+    return {"kind": "rounds" if swiss else "players", "rounds": rounds,
+            "players": [{"number": number[player], "player": player,
+                         "name": _name(roster, player), "score": scores.get(player, "–"),
+                         "byes": byes.get(player, []), "cells": row(player)}
+                        for player in order]}

@@ -335,3 +335,16 @@ def test_the_list_says_how_many_rounds_a_swiss_has_and_a_round_robin_as_it_goes(
     rows = dict(re.findall(r'<tr data-tournament="([^"]+)">(.*?)</tr>', page, re.DOTALL))
     assert "<td>0 of 3</td>" in rows[swiss["id"]] and "Swiss" in rows[swiss["id"]]
     assert '<td>0 <span class="muted small">(double)</span></td>' in rows[double["id"]]
+
+
+def test_a_swiss_crosstable_has_a_column_a_round_not_a_column_a_player(app: Any) -> None:
+    created, players = _running(app, 4, system="swiss", rounds=3)
+    answer = _ledger(app).tournament(created["id"])
+    page = _html(app.test_client(), f"/t/{created['id']}/crosstable")
+    assert page.count('class="ct-round"') == 1 and 'class="ct-opp"' not in page
+    numbers = {line["player"]: line["rank"] for line in answer["standings"]}
+    for pairing in answer["rounds"][0]["pairings"]:
+        winner = pairing["result"]["winner"]
+        loser = next(seat for seat in pairing["seats"] if seat != winner)
+        row = re.search(rf'<tr data-player="{winner}">(.*?)</tr>', page, re.DOTALL)
+        assert row is not None and f"1 v {numbers[loser]}" in row.group(1)

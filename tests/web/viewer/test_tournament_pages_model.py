@@ -105,8 +105,15 @@ def test_a_ruling_missing_from_the_log_is_not_shown_as_signed() -> None:
     assert not model.disputes(_answer(), [])[0]["ruling"]["signed"]
 
 
+def _round_robin() -> dict[str, Any]:
+    answer = _answer()
+    answer["header"] = {**answer["header"], "system": "round-robin"}
+    return answer
+
+
 def test_the_crosstable_gives_each_pair_its_results_by_round_from_both_sides() -> None:
-    table = model.crosstable(_answer())
+    table = model.crosstable(_round_robin())
+    assert table["kind"] == "players"
     rows = {row["name"]: row for row in table["players"]}
     assert [row["name"] for row in table["players"]] == ["ann", "cid", "bob"]
     # columns in the same order as the rows: ann, cid, bob
@@ -126,7 +133,7 @@ def test_decisions_in_words() -> None:
 
 
 def test_a_double_round_robin_cell_holds_both_games_in_round_order() -> None:
-    answer = _answer()
+    answer = _round_robin()
     a, b = ANN.key_id, BOB.key_id
     answer["rounds"].append({"round": 4, "byes": [], "pairings": [
         {"table": 1, "seats": [b, a], "match_id": "m4",
@@ -134,3 +141,13 @@ def test_a_double_round_robin_cell_holds_both_games_in_round_order() -> None:
     rows = {row["name"]: row for row in model.crosstable(answer)["players"]}
     assert rows["ann"]["cells"][2] == ["1 r1", "0 r4"]
     assert rows["bob"]["cells"][0] == ["0 r1", "1 r4"]
+
+
+def test_a_swiss_crosstable_is_by_round_with_the_opponents_number() -> None:
+    table = model.crosstable(_answer())
+    assert table["kind"] == "rounds" and table["rounds"] == [1, 2, 3]
+    rows = {row["name"]: row for row in table["players"]}
+    # ann is number 1, cid 2, bob 3 (the standings' order)
+    assert rows["ann"]["cells"] == [["1 v 3"], ["bye"], ["… v 2"]]
+    assert rows["bob"]["cells"] == [["0 v 1"], ["½ v 2"], []]
+    assert rows["cid"]["cells"] == [["bye"], ["½ v 3"], ["… v 1"]]
