@@ -45,6 +45,7 @@ from .seats import SeatActions, SeatAnswer, signed_receipt
 from .store import EventStore
 from .tlog import TransparencyLog, default_origin, witness_keys
 from .tournaments import TournamentStore
+from .tournaments_life import TournamentCore, TournamentLife
 from .tournaments_read import TournamentReads
 from .tournaments_results import TournamentResults
 
@@ -93,12 +94,15 @@ class Ledger:
                                  self.receipt, self._now, max_skew_ms)
         #: players by the key they sign with, and the search (ledger.players)
         self.players = KeyPages(store, self.reading.summary)
-        #: tournaments (ledger.tournaments*): the writer and the reads
-        self.tournaments = TournamentResults(TournamentStore(store.engine, store.writes),
-                                             store, server_key, self._now)
-        self.tournaments.bundle_of = self.reading.bundle_bytes
-        self.tournament_reads = TournamentReads(self.tournaments, self.log,
-                                                self.reading.bundle_bytes)
+        #: tournaments (ledger.tournaments*): what every action shares, the lifecycle, the
+        #: results and rulings, and the reads
+        self.tournament_core = TournamentCore(TournamentStore(store.engine, store.writes),
+                                              store, server_key, self._now)
+        self.tournament_life = TournamentLife(self.tournament_core)
+        self.tournaments = TournamentResults(self.tournament_core, self.tournament_life,
+                                             self.reading.bundle_bytes)
+        self.tournament_reads = TournamentReads(self.tournament_core, self.tournaments,
+                                                self.log, self.reading.bundle_bytes)
         self.deadlines.hooks.append(self.sync_tournaments)
 
     @classmethod
@@ -303,7 +307,7 @@ class Ledger:
 
     def create_tournament(self, **fields: Any) -> dict[str, Any]:
         """A new tournament: its header, commitment and organiser token (given once)."""
-        return self.tournaments.create(fields)
+        return self.tournament_life.create(fields)
 
     def tournament(self, tournament_id: str) -> dict[str, Any]:
         """Everything public about a tournament, standings computed (``TournamentReads``)."""
@@ -319,17 +323,18 @@ class Ledger:
 
     def register_player(self, tournament_id: str, fields: Any) -> dict[str, Any]:
         """A player's signed registration: its key id, player token (given once), event."""
-        return self.tournaments.register(tournament_id, _fields(fields))
+        return self.tournament_life.register(tournament_id, _fields(fields))
 
     def start_tournament(self, tournament_id: str, token: str | None) -> dict[str, Any]:
         """The organiser starts: the ``start`` event (and round 1 with ``auto``)."""
-        return self.tournaments.start(tournament_id, token, self.tournaments.pair_next)
+        return self.tournament_life.start(tournament_id, token,
+                                          self.tournament_life.pair_next)
 
     def pair_next_round(self, tournament_id: str, token: str | None) -> dict[str, Any]:
         """The organiser asks for the next round: paired, its matches created."""
-        self.tournaments.organiser(self.tournaments.tstore.row(tournament_id), token)
+        self.tournament_core.organiser(self.tournament_core.tstore.row(tournament_id), token)
         self.tournaments.sync(tournament_id)
-        return self.tournaments.pair_next(tournament_id)
+        return self.tournament_life.pair_next(tournament_id)
 
     def tournament_me(self, tournament_id: str, token: str | None) -> dict[str, Any]:
         """A player's own state: its table of the current round, or its bye."""
@@ -338,7 +343,7 @@ class Ledger:
     def withdraw_player(self, tournament_id: str, token: str | None,
                         fields: Any) -> dict[str, Any]:
         """A player's signed withdrawal."""
-        return self.tournaments.withdraw(tournament_id, token, _fields(fields))
+        return self.tournament_life.withdraw(tournament_id, token, _fields(fields))
 
     def file_dispute(self, tournament_id: str, token: str | None, fields: Any) -> dict[str, Any]:
         """A player's signed dispute on a step of its own sealed match."""

@@ -156,15 +156,18 @@ class TournamentCore:
         raise AssertionError("unreachable")
 
 
-class TournamentLife(TournamentCore):
-    """Create, register, start, pair, withdraw."""
+class TournamentLife:
+    """Create, register, start, pair, withdraw (over the shared ``TournamentCore``)."""
+
+    def __init__(self, core: TournamentCore) -> None:
+        self.core = core
 
     def create(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(fields, Mapping):
             raise BadRequest("the tournament must be an object", code="invalid-json")
-        row, header, leaf, token = draft_tournament(fields, self.server_key.key_id,
-                                                    self.clock())
-        self.tstore.create(row, header, leaf)
+        row, header, leaf, token = draft_tournament(fields, self.core.server_key.key_id,
+                                                    self.core.clock())
+        self.core.tstore.create(row, header, leaf)
         return {"id": row["id"], "commitment": header["commitment"],
                 "organiser_token": token, "header": header, "next_seq": 1,
                 "head": row["head"]}
@@ -186,8 +189,8 @@ class TournamentLife(TournamentCore):
             raise BadRequest("entropy must be 64 lowercase hex digits", code="invalid-entropy")
         seq = position(fields.get("expected_seq"))
         token = secrets.token_urlsafe(32)
-        with self.lock(tournament_id):
-            row, events, state = self.load(tournament_id)
+        with self.core.lock(tournament_id):
+            row, events, state = self.core.load(tournament_id)
             if state.started is not None:
                 raise ConflictError("registration is closed: the tournament has started",
                                     code="registration-closed")
@@ -201,17 +204,17 @@ class TournamentLife(TournamentCore):
             if len(state.players) >= state.header["max_players"]:
                 raise ConflictError(f"the tournament is full ({state.header['max_players']} "
                                     "players)", code="tournament-full")
-            event = self.draft(row, events, "register", seq, player=player,
+            event = self.core.draft(row, events, "register", seq, player=player,
                                public_key=public_key, name=name, entropy=entropy)
             check_signature(event, str(public_key), fields.get("sig"), "the registering key")
             event["sig"] = fields["sig"]
-            self.append(tournament_id, [event],
+            self.core.append(tournament_id, [event],
                         extra=insert_player(tournament_id, player, token_hash(token)))
         return {"player": player, "player_token": token, "event": event}
 
     def start(self, tournament_id: str, token: str | None,
               pair: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
-        self.organiser(self.tstore.row(tournament_id), token)
+        self.core.organiser(self.core.tstore.row(tournament_id), token)
 
         def write(row: dict[str, Any], events: list[dict[str, Any]],
                   state: TournamentState) -> dict[str, Any]:
@@ -227,15 +230,15 @@ class TournamentLife(TournamentCore):
                 raise ConflictError(f"a Swiss of {len(players)} players can play at most "
                                     f"{len(players) - 1} rounds without a rematch, not "
                                     f"{header['rounds']}", code="too-many-rounds")
-            event = self.draft(row, events, "start",
+            event = self.core.draft(row, events, "start",
                                players=[player for player, _ in players],
                                field=field_hash(players))
-            self.append(tournament_id, [event], {"status": "running"})
+            self.core.append(tournament_id, [event], {"status": "running"})
             return event
 
-        event = self.server_write(tournament_id, write)
+        event = self.core.server_write(tournament_id, write)
         answer: dict[str, Any] = {"event": event}
-        if self.tstore.row(tournament_id)["auto"]:
+        if self.core.tstore.row(tournament_id)["auto"]:
             answer["round"] = pair(tournament_id)["event"]
         return answer
 
@@ -261,23 +264,23 @@ class TournamentLife(TournamentCore):
                                     code="pairing-impossible") from None
             return self._store_round(tournament_id, row, events, state, paired)
 
-        return {"event": self.server_write(tournament_id, write)}
+        return {"event": self.core.server_write(tournament_id, write)}
 
     def _store_round(self, tournament_id: str, row: dict[str, Any],
                      events: list[dict[str, Any]], state: TournamentState,
                      paired: Any) -> dict[str, Any]:
         registered = state.players
-        hashes = self.tstore.token_hashes(tournament_id)
-        now = self.stamp(events)
+        hashes = self.core.tstore.token_hashes(tournament_id)
+        now = self.core.stamp(events)
         drafted = [new_match(state.header, [registered[seat] for seat in pairing.seats],
                              [hashes[seat] for seat in pairing.seats],
-                             self.server_key.key_id, now) for pairing in paired.pairings]
+                             self.core.server_key.key_id, now) for pairing in paired.pairings]
         pairings = [{"table": pairing.table, "seats": list(pairing.seats),
                      "match_id": match.match_id}
                     for pairing, match in zip(paired.pairings, drafted, strict=True)]
-        event = self.draft(row, events, "round", round=paired.number, pairings=pairings,
+        event = self.core.draft(row, events, "round", round=paired.number, pairings=pairings,
                            byes=list(paired.byes))
-        self.append(tournament_id, [event], extra=lambda conn: insert_matches(conn, drafted),
+        self.core.append(tournament_id, [event], extra=lambda conn: insert_matches(conn, drafted),
                     leaf_kind="tournament-round", leaf_number=paired.number)
         return event
 
@@ -286,14 +289,14 @@ class TournamentLife(TournamentCore):
         unknown = sorted(set(fields) - {"from_round", "expected_seq", "sig"})
         if unknown:
             raise BadRequest(f"unexpected field {unknown[0]!r}", code="unknown-field")
-        player = self.player(tournament_id, token)
+        player = self.core.player(tournament_id, token)
         seq = position(fields.get("expected_seq"))
         from_round = fields.get("from_round")
         if isinstance(from_round, bool) or not isinstance(from_round, int) or from_round < 1:
             raise BadRequest("from_round must be a round number (from 1)",
                              code="invalid-round")
-        with self.lock(tournament_id):
-            row, events, state = self.load(tournament_id)
+        with self.core.lock(tournament_id):
+            row, events, state = self.core.load(tournament_id)
             if state.started is None:
                 raise ConflictError("the tournament has not started: a player who will not "
                                     "play asks the organiser before the start (registration "
@@ -307,12 +310,12 @@ class TournamentLife(TournamentCore):
                 raise ConflictError(f"expected_seq {seq} is stale: the next is "
                                     f"{row['next_seq']}", code="stale-seq",
                                     next_seq=row["next_seq"])
-            event = self.draft(row, events, "withdraw", seq, player=player,
+            event = self.core.draft(row, events, "withdraw", seq, player=player,
                                from_round=from_round)
             check_signature(event, state.players[player]["public_key"], fields.get("sig"),
                             "the player")
             event["sig"] = fields["sig"]
-            self.append(tournament_id, [event])
+            self.core.append(tournament_id, [event])
         return {"event": event}
 
     def _check_from_round(self, state: TournamentState, player: str, from_round: int) -> None:

@@ -21,6 +21,7 @@ from fairdeal.verifier.tournament.primitives import FORMAT
 from .errors import BadRequest, NotEnded
 from .tables import LogLeafRow
 from .tlog import TransparencyLog
+from .tournaments_life import TournamentCore
 from .tournaments_results import TournamentResults
 from .tournaments_state import TournamentState
 
@@ -30,18 +31,20 @@ _LEAVES = LogLeafRow.__table__  # type: ignore[attr-defined]
 
 
 class TournamentReads:
-    """Reads over the tournaments (``actions``: the writer, which syncs)."""
+    """Reads over the tournaments: the shared core's state and tokens, the results (every
+    read syncs first; the standings), the log's proofs and the matches' sealed bundles."""
 
-    def __init__(self, actions: TournamentResults, log: TransparencyLog,
-                 bundle_of: Callable[[str], bytes | None]) -> None:
-        self.actions = actions
-        self.tstore = actions.tstore
+    def __init__(self, core: TournamentCore, results: TournamentResults,
+                 log: TransparencyLog, bundle_of: Callable[[str], bytes | None]) -> None:
+        self.core = core
+        self.results = results
+        self.tstore = core.tstore
         self.log = log
         self.bundle_of = bundle_of
 
     def tournament(self, tournament_id: str) -> dict[str, Any]:
-        self.actions.sync(tournament_id)
-        row, _, state = self.actions.load(tournament_id)
+        self.results.sync(tournament_id)
+        row, _, state = self.core.load(tournament_id)
         answer = {
             "id": row["id"], "name": row["name"], "status": row["status"],
             "header": state.header,
@@ -79,13 +82,13 @@ class TournamentReads:
     def _standings(self, row: dict[str, Any], state: TournamentState) -> list[dict[str, Any]]:
         names = {p["player"]: p["name"] for p in state.registrations}
         try:
-            lines = self.actions.standings(row, state)
+            lines = self.results.standings(row, state)
         except NotImplementedError:
             return []  # the verifier's standings are not in this build yet
         return [{**line, "name": names.get(line["player"], "")} for line in lines]
 
     def events(self, tournament_id: str, after: int = -1) -> list[dict[str, Any]]:
-        self.actions.sync(tournament_id)
+        self.results.sync(tournament_id)
         self.tstore.row(tournament_id)  # TournamentNotFound for an unknown id
         return self.tstore.events(tournament_id, after)
 
@@ -111,9 +114,9 @@ class TournamentReads:
                 else f"{last_row['created_ms']}:{last_row['id']}"}
 
     def me(self, tournament_id: str, token: str | None) -> dict[str, Any]:
-        player = self.actions.player(tournament_id, token)
-        self.actions.sync(tournament_id)
-        row, _, state = self.actions.load(tournament_id)
+        player = self.core.player(tournament_id, token)
+        self.results.sync(tournament_id)
+        row, _, state = self.core.load(tournament_id)
         current = len(state.rounds)
         pairing = None
         for (number, _), table in state.tables.items():
@@ -136,7 +139,7 @@ class TournamentReads:
             raise NotEnded(f"tournament {tournament_id} is not finished: its bundle is signed "
                            "at the end", code="not-finished")
         bundle = {"format": FORMAT, "events": self.tstore.events(tournament_id),
-                  "signature": {"key": self.actions.server_key.public_text,
+                  "signature": {"key": self.core.server_key.public_text,
                                 "sig": row["head_sig"]},
                   "log": self._proofs(tournament_id)}
         return canonical_bytes(bundle)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from fairdeal.verifier.dispute import DisputeError
@@ -30,7 +30,13 @@ from fairdeal.verifier.tournament.primitives import event_hash, head_message
 from fairdeal.verifier.tournament.standings import standings
 
 from .errors import BadRequest, ConflictError
-from .tournaments_life import TournamentLife, check_signature, has_moves, position
+from .tournaments_life import (
+    TournamentCore,
+    TournamentLife,
+    check_signature,
+    has_moves,
+    position,
+)
 from .tournaments_matches import insert_matches, new_match
 from .tournaments_state import Table, TournamentState, points_of
 
@@ -40,13 +46,18 @@ _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _DECISIONS = ("result-stands", "result-changed", "replay-ordered", "penalty")
 
 
-class TournamentResults(TournamentLife):
-    """Sync, disputes, replays, rulings, finish (on top of the lifecycle)."""
+class TournamentResults:
+    """Sync, disputes, replays, rulings, finish: over the shared ``TournamentCore``, with the
+    lifecycle (``life``: auto mode pairs through it) and the sealed bundles of matches
+    (``bundle_of``: ``ReadSide.bundle_bytes``)."""
 
-    #: the sealed bundle of a match (``ReadSide.bundle_bytes``), set by the façade
-    bundle_of: Any = None
-    #: when ``sync_all`` last ran (server ms)
-    _last_sync_ms: int = -1_000_000
+    def __init__(self, core: TournamentCore, life: TournamentLife,
+                 bundle_of: Callable[[str], bytes | None]) -> None:
+        self.core = core
+        self.life = life
+        self.bundle_of = bundle_of
+        #: when ``sync_all`` last ran (server ms)
+        self._last_sync_ms = -1_000_000
 
     # --- results -------------------------------------------------------------------------------
 
@@ -55,14 +66,14 @@ class TournamentResults(TournamentLife):
         """The result a table's current match gives now (``ended``: the sealed ones among the
         pending tables' matches), or None while it is undecided."""
         absent = state.forfeiting(table)
-        if absent and not has_moves(self.store, table.match_id):
+        if absent and not has_moves(self.core.store, table.match_id):
             if len(absent) == 2:
                 return {"outcome": "double-forfeit", "winner": None}
             return {"outcome": "forfeit",
                     "winner": next(seat for seat in table.seats if seat not in absent)}
         if table.match_id not in ended:
             return None
-        events = self.store.read(table.match_id)
+        events = self.core.store.read(table.match_id)
         reveal = next(event for event in reversed(events) if event.type == "reveal")
         winner = json.loads(reveal.body)["result"]["winner"]
         return {"outcome": "match", "head": reveal.hash, "match_seq": reveal.seq,
@@ -76,22 +87,22 @@ class TournamentResults(TournamentLife):
             if row["status"] != "running":
                 return 0
             pending = [table for table in state.tables.values() if table.result is None]
-            ended = self.tstore.ended([table.match_id for table in pending])
+            ended = self.core.tstore.ended([table.match_id for table in pending])
             results = []
             for table in pending:
                 outcome = self._outcome(state, table, ended)
                 if outcome is not None:  # appended together: one transaction, chained
-                    results.append(self.draft(row, events, "result", round=table.round,
+                    results.append(self.core.draft(row, events, "result", round=table.round,
                                               table=table.table, match_id=table.match_id,
                                               **outcome))
             if results:
-                self.append(tournament_id, results)
+                self.core.append(tournament_id, results)
             return len(results)
 
-        return int(self.server_write(tournament_id, write)) + self._auto(tournament_id)
+        return int(self.core.server_write(tournament_id, write)) + self._auto(tournament_id)
 
     def _auto(self, tournament_id: str) -> int:
-        row, _, state = self.load(tournament_id)
+        row, _, state = self.core.load(tournament_id)
         if not row["auto"] or row["status"] != "running" or not state.round_complete():
             return 0
         header = state.header
@@ -99,7 +110,7 @@ class TournamentResults(TournamentLife):
         if len(state.rounds) < total_rounds(header["system"], len(state.started["players"]),
                                             header["rounds"]):
             try:
-                self.pair_next(tournament_id)
+                self.life.pair_next(tournament_id)
             except ConflictError:
                 return 0  # another writer paired it, or it cannot be paired: said on reads
             return 1
@@ -115,11 +126,11 @@ class TournamentResults(TournamentLife):
         """Sync every running tournament (the sweeper's hook); how many events were written.
         At most once a second however often the sweeper runs: a read syncs its own
         tournament first anyway, so the sweep only has to catch what nobody reads."""
-        now = self.clock()
+        now = self.core.clock()
         if now - self._last_sync_ms < 1_000:
             return 0
         self._last_sync_ms = now
-        return sum(self.sync(tournament_id) for tournament_id in self.tstore.unfinished())
+        return sum(self.sync(tournament_id) for tournament_id in self.core.tstore.unfinished())
 
     # --- disputes, replays, rulings ------------------------------------------------------------
 
@@ -129,7 +140,7 @@ class TournamentResults(TournamentLife):
         unknown = sorted(set(fields) - allowed)
         if unknown:
             raise BadRequest(f"unexpected field {unknown[0]!r}", code="unknown-field")
-        player = self.player(tournament_id, token)
+        player = self.core.player(tournament_id, token)
         self.sync(tournament_id)
         match_id, step, text = fields.get("match_id"), fields.get("step"), fields.get("text")
         receipts, report = fields.get("receipts"), fields.get("report")
@@ -145,8 +156,8 @@ class TournamentResults(TournamentLife):
             raise BadRequest("report must be the 64-hex dispute report hash",
                              code="invalid-report")
         seq = position(fields.get("expected_seq"))
-        with self.lock(tournament_id):
-            row, events, state = self.load(tournament_id)
+        with self.core.lock(tournament_id):
+            row, events, state = self.core.load(tournament_id)
             table = state.table_of(match_id) if isinstance(match_id, str) else None
             if table is None or player not in table.seats:
                 raise BadRequest(f"match {match_id!r} is not one of this player's matches in "
@@ -160,13 +171,13 @@ class TournamentResults(TournamentLife):
                 raise ConflictError(f"expected_seq {seq} is stale: the next is "
                                     f"{row['next_seq']}", code="stale-seq",
                                     next_seq=row["next_seq"])
-            event = self.draft(row, events, "dispute", seq, dispute=len(state.disputes) + 1,
+            event = self.core.draft(row, events, "dispute", seq, dispute=len(state.disputes) + 1,
                                player=player, match_id=match_id, step=step, text=text,
                                receipts=receipts, report=report)
             check_signature(event, state.players[player]["public_key"], fields.get("sig"),
                             "the player")
             event["sig"] = fields["sig"]
-            self.append(tournament_id, [event])
+            self.core.append(tournament_id, [event])
         return {"event": event}
 
     def _report(self, match_id: str, step: int, keys: list[str]) -> str:
@@ -182,17 +193,17 @@ class TournamentResults(TournamentLife):
     def order_replay(self, tournament_id: str, token: str | None, dispute: Any) -> dict[str, Any]:
         """A new match for the disputed table (same players, same seats), for the arbiter's
         ``replay-ordered`` ruling to name."""
-        self.organiser(self.tstore.row(tournament_id), token)
-        _, events, state = self.load(tournament_id)
+        self.core.organiser(self.core.tstore.row(tournament_id), token)
+        _, events, state = self.core.load(tournament_id)
         filed = self._dispute(state, dispute)
         table = state.table_of(filed["match_id"])
         assert table is not None
         registered = state.players
-        hashes = self.tstore.token_hashes(tournament_id)
+        hashes = self.core.tstore.token_hashes(tournament_id)
         match = new_match(state.header, [registered[seat] for seat in table.seats],
-                          [hashes[seat] for seat in table.seats], self.server_key.key_id,
-                          self.stamp(events))
-        with self.store.writes.transaction() as conn:
+                          [hashes[seat] for seat in table.seats], self.core.server_key.key_id,
+                          self.core.stamp(events))
+        with self.core.store.writes.transaction() as conn:
             insert_matches(conn, [match])
         return {"match_id": match.match_id}
 
@@ -215,20 +226,20 @@ class TournamentResults(TournamentLife):
         if not isinstance(text, str) or len(text) > 2000:
             raise BadRequest("text must be at most 2000 characters", code="invalid-text")
         seq = position(fields.get("expected_seq"))
-        with self.lock(tournament_id):
-            row, events, state = self.load(tournament_id)
+        with self.core.lock(tournament_id):
+            row, events, state = self.core.load(tournament_id)
             filed = self._dispute(state, fields.get("dispute"))
             decision = self._decision(tournament_id, state, filed, fields.get("decision"))
             if seq != row["next_seq"]:
                 raise ConflictError(f"expected_seq {seq} is stale: the next is "
                                     f"{row['next_seq']}", code="stale-seq",
                                     next_seq=row["next_seq"])
-            event = self.draft(row, events, "ruling", seq, dispute=filed["dispute"],
+            event = self.core.draft(row, events, "ruling", seq, dispute=filed["dispute"],
                                decision=decision, text=text)
             check_signature(event, state.header["arbiter_key"], fields.get("sig"),
                             "the arbiter")
             event["sig"] = fields["sig"]
-            self.append(tournament_id, [event])
+            self.core.append(tournament_id, [event])
         return {"event": event}
 
     def _decision(self, tournament_id: str, state: TournamentState, filed: Mapping[str, Any],
@@ -259,8 +270,8 @@ class TournamentResults(TournamentLife):
 
     def _check_replay(self, tournament_id: str, state: TournamentState, table: Table,
                       match_id: Any) -> None:
-        hashes = self.tstore.token_hashes(tournament_id)
-        match = self.store.match(match_id) if isinstance(match_id, str) else None
+        hashes = self.core.tstore.token_hashes(tournament_id)
+        match = self.core.store.match(match_id) if isinstance(match_id, str) else None
         used = any(match_id in t.matches for t in state.tables.values())
         if (match is None or used or json.loads(match["token_hashes"])
                 != [hashes[seat] for seat in table.seats]):
@@ -270,7 +281,7 @@ class TournamentResults(TournamentLife):
     # --- the end -------------------------------------------------------------------------------
 
     def finish(self, tournament_id: str, token: str | None) -> dict[str, Any]:
-        self.organiser(self.tstore.row(tournament_id), token)
+        self.core.organiser(self.core.tstore.row(tournament_id), token)
         self.sync(tournament_id)
         return self._finish(tournament_id)
 
@@ -290,17 +301,17 @@ class TournamentResults(TournamentLife):
             if state.open_disputes():
                 raise ConflictError(f"dispute {state.open_disputes()[0]} has no ruling yet",
                                     code="disputes-open")
-            reveal = self.draft(row, events, "reveal", seed=row["seed"])
-            final = self.draft(row, events, "final", row["next_seq"] + 1,
+            reveal = self.core.draft(row, events, "reveal", seed=row["seed"])
+            final = self.core.draft(row, events, "final", row["next_seq"] + 1,
                                standings=self.standings(row, state))
-            self.append(tournament_id, [reveal, final], {"status": "finished"},
+            self.core.append(tournament_id, [reveal, final], {"status": "finished"},
                         leaf_kind="tournament-final", leaf_number=final["seq"])
-            signature = self.server_key.sign(head_message(tournament_id, final["seq"],
+            signature = self.core.server_key.sign(head_message(tournament_id, final["seq"],
                                                           event_hash(final)))
-            self.tstore.set_fields(tournament_id, {"head_sig": signature.hex()})
+            self.core.tstore.set_fields(tournament_id, {"head_sig": signature.hex()})
             return {"events": [reveal, final]}
 
-        return dict(self.server_write(tournament_id, write))
+        return dict(self.core.server_write(tournament_id, write))
 
     def standings(self, row: Mapping[str, Any], state: TournamentState) -> list[dict[str, Any]]:
         """The standings now, computed by the verifier's own ``standings`` (never stored but

@@ -137,7 +137,7 @@ def test_a_penalty_names_a_registered_player(ledger: Ledger) -> None:
     event = _ruling(ledger, tid, 1, {"kind": "penalty", "player": seats[0].player,
                                      "points": 1})["event"]
     assert event["decision"]["points"] == 1
-    assert ledger.tournaments.load(tid)[2].penalties == {seats[0].player: 1}
+    assert ledger.tournament_core.load(tid)[2].penalties == {seats[0].player: 1}
     with pytest.raises(BadRequest) as unknown:
         ledger.rule_dispute(tid, {"dispute": 7, "decision": {"kind": "result-stands"},
                                   "text": "", "expected_seq": 1,

@@ -26,7 +26,7 @@ def ledgers(engine: Engine, tmp_path) -> list[Ledger]:
 def _play_without_sync(ledger: Ledger, tid: str, players: list) -> None:
     """Seal every match of the current round, reading the round from the log (no sync)."""
     by_id = {p.player: p for p in players}
-    rounds = [e for e in ledger.tournaments.tstore.events(tid) if e["type"] == "round"]
+    rounds = [e for e in ledger.tournament_core.tstore.events(tid) if e["type"] == "round"]
     for pairing in rounds[-1]["pairings"]:
         play_match(ledger, pairing["match_id"], [by_id[s] for s in pairing["seats"]])
 
@@ -85,8 +85,8 @@ def test_the_sweeper_syncs_and_an_auto_tournament_pairs_its_next_round(
     started = ledger.start_tournament(tid, created["organiser_token"])
     assert started["round"]["round"] == 1  # auto: round 1 paired at the start
     _play_without_sync(ledger, tid, players)
-    assert [e["type"] for e in ledger.tournaments.tstore.events(tid)][-1] == "round"
+    assert [e["type"] for e in ledger.tournament_core.tstore.events(tid)][-1] == "round"
     ledger.sweep()  # what the background sweeper runs
-    events = ledger.tournaments.tstore.events(tid)
+    events = ledger.tournament_core.tstore.events(tid)
     assert [e["type"] for e in events][-3:] == ["result", "result", "round"]
     assert events[-1]["round"] == 2

@@ -78,7 +78,7 @@ def test_a_round_robin_is_paired_played_and_its_results_read_off_the_matches(
         assert result["head"] == event_hash_of_match(sealed[-1])
         assert result["match_seq"] == sealed[-1]["seq"]
     # the header's commitment is to the seed the server keeps (revealed only at the end)
-    row = ledger.tournaments.tstore.row(tid)
+    row = ledger.tournament_core.tstore.row(tid)
     assert commitment(bytes.fromhex(row["seed"]), events[0]) == events[0]["commitment"]
     assert "seed" not in ledger.tournament(tid)
 

@@ -10,7 +10,9 @@ import pytest
 from openapi_spec_validator import validate
 
 from fairdeal.verifier.keys import SigningKey
+from fairdeal.verifier.tournament import verify_tournament_zip
 from fairdeal.verifier.tournament.primitives import signed_message
+from fairdeal.web.app import create_app
 
 from ...tournament_play import ARBITER, play_match
 from ...tournament_play import Player as Bot
@@ -135,3 +137,44 @@ def test_every_tournament_route_is_in_the_openapi_document(client, app) -> None:
     for path in routes:
         for operation in document["paths"][path].values():
             assert any(code.startswith("4") for code in operation["responses"]), path
+
+
+def test_a_finished_tournament_serves_its_bundle_and_export(client, ledger) -> None:
+    created = _create(client)
+    tid, organiser = created["id"], created["organiser_token"]
+    bots = [Bot(f"end bot {n}", SigningKey.from_seed(bytes([n + 60]) * 32)) for n in range(2)]
+    for bot in bots:
+        answer = _register(client, tid, bot).get_json()
+        bot.player, bot.token = answer["player"], answer["player_token"]
+    client.post(f"{BASE}/{tid}/start", headers=bearer(organiser))
+    pairing = client.post(f"{BASE}/{tid}/rounds",
+                          headers=bearer(organiser)).get_json()["event"]["pairings"][0]
+    _error(client.post(f"{BASE}/{tid}/finish", headers=bearer(organiser)), 409,
+           "round-not-complete")
+    by_id = {bot.player: bot for bot in bots}
+    play_match(ledger, pairing["match_id"], [by_id[s] for s in pairing["seats"]])
+    _error(client.post(f"{BASE}/{tid}/finish", headers=bearer(bots[0].token)), 403,
+           "forbidden")
+    finished = client.post(f"{BASE}/{tid}/finish", headers=bearer(organiser)).get_json()
+    assert [e["type"] for e in finished["events"]] == ["reveal", "final"]
+    bundle = client.get(f"{BASE}/{tid}/bundle")
+    assert bundle.status_code == 200 and bundle.mimetype == "application/json"
+    assert bundle.get_json()["events"][-1]["type"] == "final"
+    export = client.get(f"{BASE}/{tid}/export")
+    assert export.status_code == 200 and export.mimetype == "application/zip"
+    assert verify_tournament_zip(export.data, trusted_key=ledger.server_key.public_text).ok
+    assert client.get(f"{BASE}/{tid}").get_json()["seed"] == finished["events"][0]["seed"]
+    _error(client.post(f"{BASE}/{tid}/rounds", headers=bearer(organiser)), 409,
+           "tournament-over")
+
+
+def test_creating_tournaments_is_rate_limited_as_matches_are(ledger) -> None:
+    client = create_app({"FAIRDEAL_LEDGER": ledger, "FAIRDEAL_SWEEPER": False,
+                         "TESTING": True, "FAIRDEAL_RATE_LIMITS": "create=2/3600"}).test_client()
+    for _ in range(2):
+        _create(client)
+    response = client.post(BASE, json={"name": "third", "game": "arcomage",
+                                       "system": "round-robin",
+                                       "arbiter_key": ARBITER.public_text})
+    _error(response, 429, "rate-limited")
+    assert response.headers["Retry-After"]
