@@ -18,7 +18,7 @@ from .model import Field, History, Pairing, Points, Round
 from .primitives import TournamentTag, lot
 from .standings import scores
 
-__all__ = ["CHUNK", "SWISS", "PairingImpossible", "berger_table", "lot_order",
+__all__ = ["CHUNK", "SWISS", "PairingImpossible", "berger_table", "check_rounds", "lot_order",
            "pair_round", "pair_swiss", "total_rounds"]
 
 
@@ -54,6 +54,18 @@ def total_rounds(system: str, players: int, rounds: int) -> int:
     if system == "round-robin":
         return (players - 1 + players % 2) * rounds
     return rounds
+
+
+def check_rounds(system: str, players: int, rounds: int) -> None:
+    """Refuse, at ``start``, a field too small for its header (``ValueError`` saying why): a
+    tournament needs two players, and a Swiss of n players at most n-1 rounds — after n-1
+    rounds everyone has met everyone, so the next could only be a rematch. (A Swiss can run out
+    of pairings before that; ``pair_swiss`` then raises ``PairingImpossible``.)"""
+    if players < 2:
+        raise ValueError(f"a tournament needs at least 2 players, it has {players}")
+    if system == "swiss" and rounds > players - 1:
+        raise ValueError(f"a Swiss of {players} players can have at most {players - 1} rounds"
+                         f" without a rematch, not {rounds}")
 
 
 def pair_round(system: str, field: Field, number: int, history: History,
@@ -99,7 +111,7 @@ class PairingImpossible(ValueError):
 #: the Swiss's name and version, part of what the verifier re-derives
 SWISS: Final = "fairdeal-swiss/1"
 #: players per half of one matching: a bracket is matched in chunks of at most 2·CHUNK
-CHUNK: Final = 12
+CHUNK: Final = 8
 #: a seat wish's strengths: none, mild (alternation), strong (one game off), absolute
 _NONE, _MILD, _STRONG, _ABSOLUTE = 0, 1, 2, 3
 
@@ -350,7 +362,7 @@ def pair_swiss(field: Field, number: int, history: History, points: Points) -> R
        ``PairingImpossible``. A player never has two byes.
     5. Stage 1, brackets: the players in rank order are cut into score brackets; from the top,
        a bracket together with the players floated into it (they rank above it) is cut into
-       chunks (``_chunks``: the k-th 12 of its top half S1 with the k-th 12 of its bottom half
+       chunks (``_chunks``: the k-th 8 of its top half S1 with the k-th 8 of its bottom half
        S2) and each chunk, with the players left over from the chunk before, is paired by one
        maximum-weight matching of maximum cardinality (``_weights`` defines the weights: the
        highest-ranked paired first, then the smallest squared score differences, then the seat

@@ -18,6 +18,7 @@ from fairdeal.verifier.tournament.pairing import (
     CHUNK,
     PairingImpossible,
     berger_table,
+    check_rounds,
     lot_order,
     pair_round,
     pair_swiss,
@@ -245,6 +246,16 @@ def test_a_round_too_many_is_impossible_and_says_which() -> None:
     assert isinstance(error.value, ValueError)
 
 
+def test_a_swiss_header_asking_too_many_rounds_is_refused_at_start() -> None:
+    check_rounds("swiss", 4, 3)
+    check_rounds("round-robin", 4, 2)
+    with pytest.raises(ValueError, match="a Swiss of 4 players can have at most 3 rounds"
+                                         " without a rematch, not 4"):
+        check_rounds("swiss", 4, 4)
+    with pytest.raises(ValueError, match="at least 2 players, it has 1"):
+        check_rounds("round-robin", 1, 1)
+
+
 def test_withdrawn_players_are_not_paired() -> None:
     field = _field(6)
     ranked = _ranked(field)
@@ -339,6 +350,22 @@ def _pairable(active: list[str], met: set[frozenset[str]], byes: set[str]) -> bo
                for bye in active if bye not in byes)
 
 
+def _absolute(taken: list[int]) -> int | None:
+    """The seat a player must have next (docs §4's absolute wish), or None."""
+    balance = taken.count(0) - taken.count(1)
+    if abs(balance) >= 2:
+        return 1 if balance > 0 else 0
+    if len(taken) >= 2 and taken[-1] == taken[-2]:
+        return 1 - taken[-1]
+    return None
+
+
+def _clashing(players: list[str], seats: dict[str, list[int]]) -> set[frozenset[str]]:
+    """The pairs of two players who must both have the same seat."""
+    return {frozenset((a, b)) for a, b in combinations(players, 2)
+            if _absolute(seats[a]) is not None and _absolute(seats[a]) == _absolute(seats[b])}
+
+
 @st.composite
 def _tournaments(draw: st.DrawFn) -> tuple[int, int, int, bool]:
     count = draw(st.integers(2, 60))
@@ -351,9 +378,11 @@ def _tournaments(draw: st.DrawFn) -> tuple[int, int, int, bool]:
 def test_swiss_properties(tournament: tuple[int, int, int, bool]) -> None:
     """Over random fields, results and withdrawals, every round: each active player is paired
     once or has the bye, no withdrawn player is; no rematch; one bye a player at most, and only
-    in an odd field; seats never more than 2 apart, nor the same three times running; the same
-    input in another order pairs the same; and PairingImpossible only when an independent
-    matching finds no pairing either."""
+    in an odd field; the same input in another order pairs the same; PairingImpossible only
+    when an independent matching finds no pairing either; two players who both must have the
+    same seat (an absolute wish) paired only when an independent matching finds no pairing
+    without such a pair, and until then seats never more than 2 apart, nor the same three
+    times running."""
     count, rounds, seed, withdrawals = tournament
     rng = random.Random(seed)
     field = _field(count, str(seed))
@@ -361,6 +390,7 @@ def test_swiss_properties(tournament: tuple[int, int, int, bool]) -> None:
     met: set[frozenset[str]] = set()
     byes: set[str] = set()
     seats: dict[str, list[int]] = {player: [] for player in field.players}
+    forced = False
     for number in range(1, rounds + 1):
         active = [p for p in field.players if history.withdrawn.get(p, number + 1) > number]
         try:
@@ -375,16 +405,22 @@ def test_swiss_properties(tournament: tuple[int, int, int, bool]) -> None:
         assert sorted(seated + list(paired.byes)) == sorted(active)
         assert len(paired.byes) == len(active) % 2
         assert not set(paired.byes) & byes
+        clashes = [pairing for pairing in paired.pairings
+                   if _absolute(seats[pairing.seats[0]]) is not None
+                   and _absolute(seats[pairing.seats[0]]) == _absolute(seats[pairing.seats[1]])]
+        if clashes:  # a pair whose seats must deny an absolute wish: only when unavoidable
+            players = [player for player in active if player not in paired.byes]
+            assert not _perfect_exists(players, met | _clashing(players, seats))
+            forced = True
         assert not _pairs(paired) & met
         met |= _pairs(paired)
         byes |= set(paired.byes)
         for pairing in paired.pairings:
             for seat, player in enumerate(pairing.seats):
                 seats[player].append(seat)
-        assert all(abs(taken.count(0) - taken.count(1)) <= 2 for taken in seats.values())
-        # absolute wishes refused in stage 1: nobody had the same seat three times running
-        # (unavoidable only when stage 2 has to weigh them; 300 random Swisses never did)
-        assert not any(taken[-3:] in ([0, 0, 0], [1, 1, 1]) for taken in seats.values())
+        if not forced:  # no absolute wish denied yet: the seats are balanced and alternate
+            assert all(abs(taken.count(0) - taken.count(1)) <= 2 for taken in seats.values())
+            assert not any(taken[-3:] in ([0, 0, 0], [1, 1, 1]) for taken in seats.values())
         withdrawn = dict(history.withdrawn)
         if withdrawals and rng.random() < 0.3 and len(active) > 2:
             withdrawn[rng.choice(active)] = number + 1
