@@ -42,6 +42,7 @@ class MatchChecks:
         self.server = server
         self.seed = seed
         self.verified: dict[str, Bundle] = {}
+        self._named: dict[str, dict[str, Any]] = {}
         self.state = TournamentState(dict(self.header))
         for event in self.events[1:]:
             self.state.apply(event)
@@ -60,13 +61,14 @@ class MatchChecks:
     def _naming(self, match_id: str) -> dict[str, Any]:
         """The event that brought a match into the tournament (its round, or a replay's
         ruling)."""
-        for event in self.events:
-            if event["type"] == "round" and any(p["match_id"] == match_id
-                                                for p in event["pairings"]):
-                return event
-            if event["type"] == "ruling" and event["decision"].get("match_id") == match_id:
-                return event
-        return self.events[0]
+        if not self._named:
+            for event in self.events:
+                if event["type"] == "round":
+                    for pairing in event["pairings"]:
+                        self._named.setdefault(pairing["match_id"], event)
+                elif event["type"] == "ruling" and "match_id" in event["decision"]:
+                    self._named.setdefault(event["decision"]["match_id"], event)
+        return self._named.get(match_id, self.events[0])
 
     # (8) -----------------------------------------------------------------------------------
     def matches(self, report: TournamentReport) -> None:
@@ -101,6 +103,9 @@ class MatchChecks:
                        f"{match.failure}")
         bundle = Bundle.from_bytes(data)
         genesis = bundle.genesis
+        if len(genesis["seats"]) != 2:
+            raise fail("matches", naming, f"match {match_id} has {len(genesis['seats'])} "
+                       "seats: a tournament's match is played by the table's two players")
         if genesis["match_id"] != match_id:
             raise fail("matches", naming, f"the file of match {match_id} holds match "
                        f"{genesis['match_id']}: a match was swapped for another")

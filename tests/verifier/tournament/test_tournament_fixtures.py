@@ -42,7 +42,8 @@ def test_every_honest_tournament_verifies_with_every_key_pinned(make: ModuleType
 
 def test_the_honest_set_covers_what_the_issue_asks() -> None:
     names = {p.stem for p in HONEST}
-    assert {"round-robin-4", "round-robin-4-dispute", "round-robin-5-withdrawal"} <= names
+    assert {"round-robin-4", "round-robin-4-dispute", "round-robin-4-replay",
+            "round-robin-5-withdrawal", "swiss-8", "swiss-7-bye"} <= names
     kinds = set()
     for path in HONEST:
         events = TournamentBundle.from_bytes(read_export(path.read_bytes()).tournament).events
@@ -51,8 +52,8 @@ def test_the_honest_set_covers_what_the_issue_asks() -> None:
         kinds |= {e["decision"]["kind"] for e in events if e["type"] == "ruling"}
         kinds |= {"bye" for e in events if e["type"] == "round" and e["byes"]}
         kinds |= {e["system"] for e in events if e["type"] == "header"}
-    assert {"dispute", "ruling", "withdraw", "forfeit", "result-changed", "penalty", "bye",
-            "round-robin"} <= kinds
+    assert {"dispute", "ruling", "withdraw", "forfeit", "result-changed", "penalty",
+            "replay-ordered", "bye", "round-robin", "swiss"} <= kinds
 
 
 @pytest.mark.parametrize("path", TAMPERED, ids=lambda p: p.stem)
