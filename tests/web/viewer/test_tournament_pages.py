@@ -348,3 +348,13 @@ def test_a_swiss_crosstable_has_a_column_a_round_not_a_column_a_player(app: Any)
         loser = next(seat for seat in pairing["seats"] if seat != winner)
         row = re.search(rf'<tr data-player="{winner}">(.*?)</tr>', page, re.DOTALL)
         assert row is not None and f"1 v {numbers[loser]}" in row.group(1)
+
+
+def test_a_viewer_without_a_ledger_says_it_has_no_tournaments() -> None:
+    from fairdeal.web.viewer.sources import MemoryLedger
+    from fairdeal.web.viewer.standalone import create_viewer_app
+
+    client = create_viewer_app(MemoryLedger(), {"TESTING": True}).test_client()
+    for path in ("/t/", "/t/t-1", "/t/t-1/crosstable"):
+        page = _html(client, path, 404)
+        assert "No tournaments here" in page and "keeps no ledger" in page
