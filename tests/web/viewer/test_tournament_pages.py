@@ -236,6 +236,7 @@ def test_a_player_who_has_not_played_yet_has_a_key_page_with_its_tournaments(app
     client = app.test_client()
     page = _html(client, f"/k/{players[0].player}")
     assert f'href="/t/{created["id"]}"' in page and "No match signed with this key yet" in page
+    assert 'id="past-the-end"' not in page
     assert players[0].key.public_text in page
     # a key nobody registered or played with is still not found
     assert "Seat key not found" in _html(client, "/k/0123456789abcdef", 404)
