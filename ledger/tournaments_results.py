@@ -158,6 +158,7 @@ class TournamentResults:
         seq = position(fields.get("expected_seq"))
         with self.core.lock(tournament_id):
             row, events, state = self.core.load(tournament_id)
+            _not_over(row)
             table = state.table_of(match_id) if isinstance(match_id, str) else None
             if table is None or player not in table.seats:
                 raise BadRequest(f"match {match_id!r} is not one of this player's matches in "
@@ -194,7 +195,8 @@ class TournamentResults:
         """A new match for the disputed table (same players, same seats), for the arbiter's
         ``replay-ordered`` ruling to name."""
         self.core.organiser(self.core.tstore.row(tournament_id), token)
-        _, events, state = self.core.load(tournament_id)
+        row, events, state = self.core.load(tournament_id)
+        _not_over(row)
         filed = self._dispute(state, dispute)
         table = state.table_of(filed["match_id"])
         assert table is not None
@@ -228,6 +230,7 @@ class TournamentResults:
         seq = position(fields.get("expected_seq"))
         with self.core.lock(tournament_id):
             row, events, state = self.core.load(tournament_id)
+            _not_over(row)
             filed = self._dispute(state, fields.get("dispute"))
             decision = self._decision(tournament_id, state, filed, fields.get("decision"))
             if seq != row["next_seq"]:
@@ -322,3 +325,10 @@ class TournamentResults:
                           points_of(state.header), state.header["tiebreaks"])
         return [{"rank": line.rank, "player": line.player, "score": line.score,
                  "tiebreaks": list(line.tiebreaks)} for line in lines]
+
+
+def _not_over(row: Mapping[str, Any]) -> None:
+    """Nothing is filed or ruled after ``final``, which is the log's last event."""
+    if row["status"] == "finished":
+        raise ConflictError("the tournament is finished: its log is closed",
+                            code="tournament-over")

@@ -213,7 +213,7 @@ def _organiser_paths() -> dict[str, Any]:
              "report": {"type": "string", "pattern": "^[0-9a-f]{64}$"}},
             ["match_id", "step", "text", "receipts", "report"], "201",
             {"400": "not-your-match, invalid-step, report-mismatch, bad-signature…",
-             "409": "match-not-sealed, stale-seq"}),
+             "409": "match-not-sealed, stale-seq, tournament-over"}),
         "/tournaments/{tournament_id}/replays": {"post": {
             "summary": "The organiser asks for a new match for a disputed table (for a "
                        "replay-ordered ruling to name)", "security": _BEARER,
@@ -222,7 +222,7 @@ def _organiser_paths() -> dict[str, Any]:
             "responses": {"201": _json({"type": "object", "properties": {
                 "match_id": {"type": "string"}}}, "The new match"), **_TOKEN_ERRORS,
                 "400": _error("unknown-dispute"), "404": _NOT_FOUND,
-                "409": _error("already-ruled")}}},
+                "409": _error("already-ruled, tournament-over")}}},
         "/tournaments/{tournament_id}/rulings": _signed_post(
             "The arbiter rules on a dispute (signed with the header's arbiter key: the "
             "signature is the authority)",
@@ -232,7 +232,7 @@ def _organiser_paths() -> dict[str, Any]:
              "text": {"type": "string", "maxLength": 2000}},
             ["dispute", "decision", "text"], "201",
             {"400": "unknown-dispute, invalid-decision, invalid-replay, bad-signature",
-             "409": "already-ruled, stale-seq"}, bearer=False),
+             "409": "already-ruled, stale-seq, tournament-over"}, bearer=False),
         "/tournaments/{tournament_id}/finish": _organiser(
             "The organiser ends the tournament: the seed revealed, the final standings, the "
             "head signed and logged",

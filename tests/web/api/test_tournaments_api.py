@@ -166,6 +166,15 @@ def test_a_finished_tournament_serves_its_bundle_and_export(client, ledger) -> N
     assert client.get(f"{BASE}/{tid}").get_json()["seed"] == finished["events"][0]["seed"]
     _error(client.post(f"{BASE}/{tid}/rounds", headers=bearer(organiser)), 409,
            "tournament-over")
+    # the log is closed: no dispute, replay or ruling after the final event
+    _error(client.post(f"{BASE}/{tid}/disputes", headers=bearer(bots[0].token), json={
+        "match_id": pairing["match_id"], "step": 0, "text": "late", "receipts": None,
+        "report": "ab" * 32, "expected_seq": 99, "sig": "00" * 64}), 409, "tournament-over")
+    _error(client.post(f"{BASE}/{tid}/replays", headers=bearer(organiser),
+                       json={"dispute": 1}), 409, "tournament-over")
+    _error(client.post(f"{BASE}/{tid}/rulings", json={
+        "dispute": 1, "decision": {"kind": "result-stands"}, "text": "",
+        "expected_seq": 99, "sig": "00" * 64}), 409, "tournament-over")
 
 
 def test_creating_tournaments_is_rate_limited_as_matches_are(ledger) -> None:
