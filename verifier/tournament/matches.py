@@ -141,7 +141,10 @@ class MatchChecks:
                       "match or a withdrawal")
 
     def _read_off(self, event: Mapping[str, Any], table: Table) -> None:
-        bundle = self.verified[event["match_id"]]
+        bundle = self.verified.get(event["match_id"])
+        if bundle is None:  # the log calls the same match a forfeit elsewhere
+            raise fail("results", event, f"match {event['match_id']} is said to be played "
+                       "here and forfeited elsewhere in the log")
         last = bundle.events[-1]
         winner = last["result"]["winner"]
         truth = table.seats[winner] if winner is not None else None
@@ -274,9 +277,13 @@ class MatchChecks:
     def standings(self, report: TournamentReport) -> None:
         """The final standings are the ones the counted results give."""
         final = self.events[-1]
-        computed = standings_json(standings(self.state.field(self.seed), self.state.history(),
-                                            header_points(self.header),
-                                            self.header["tiebreaks"]))
+        try:
+            computed = standings_json(standings(
+                self.state.field(self.seed), self.state.history(), header_points(self.header),
+                self.header["tiebreaks"]))
+        except ValueError as e:
+            raise fail("standings", final, f"the standings cannot be computed from the "
+                       f"counted results: {e}") from None
         stated = final["standings"]
         for index, (mine, theirs) in enumerate(zip(stated, computed, strict=False)):
             if mine != theirs:

@@ -58,8 +58,12 @@ def _check_round(state: TournamentState, event: Mapping[str, Any], seed: bytes, 
         raise fail("pairings", event, f"round {number} was paired before every result of "
                    f"round {number - 1} was in: its pairings depend on them")
     header = state.header
-    derived = pair_round(header["system"], state.field(seed), number, state.history(),
-                         header_points(header))
+    try:
+        derived = pair_round(header["system"], state.field(seed), number, state.history(),
+                             header_points(header))
+    except ValueError as e:  # a result the log gives that no table could have (its winner)
+        raise fail("pairings", event, f"round {number} cannot be re-derived from the log's "
+                   f"results: {e}") from None
     _compare(state, event, derived)
     for pairing in event["pairings"]:
         if pairing["match_id"] in match_ids:

@@ -35,8 +35,17 @@ def _fails(make: ModuleType, export: dict[str, Any], what: str) -> None:
     assert report.failure is not None and report.failure.check in NAMES, what
 
 
-def test_every_field_of_every_event_made_hostile_fails_a_check(make: ModuleType,
-                                                              base: dict[str, Any]) -> None:
+@pytest.fixture(scope="module")
+def swiss(make: ModuleType) -> dict[str, Any]:
+    """A Swiss, whose pairings (unlike a round-robin's) read the results: a hostile result
+    reaches the pairing and the standings code."""
+    return make.play(make.Plan("hostile-swiss", "swiss", 5, rounds=3, game="toybattle"))
+
+
+@pytest.mark.parametrize("which", ["round-robin", "swiss"])
+def test_every_field_of_every_event_made_hostile_fails_a_check(
+        make: ModuleType, base: dict[str, Any], swiss: dict[str, Any], which: str) -> None:
+    base = base if which == "round-robin" else swiss
     events = base["tournament"]["events"]
     for index, event in enumerate(events):
         for field in event:
@@ -97,3 +106,23 @@ def test_a_match_file_made_hostile_fails_matches(make: ModuleType,
     report = verify_tournament_zip(buffer.getvalue())
     assert report.failure is not None and report.failure.check == "matches"
     assert "is not in the export" in report.failure.reason
+
+
+def test_a_table_both_played_and_forfeited_fails_results(make: ModuleType,
+                                                         base: dict[str, Any]) -> None:
+    """A result re-written as a forfeit after the match's own result (a second result for
+    the same match) is refused, whichever comes first."""
+    for first in ("match", "forfeit"):
+        cheat = copy.deepcopy(base)
+        events = cheat["tournament"]["events"]
+        # the last one: no player-signed event after it, whose signature binds the positions
+        played = [e for e in events if e["type"] == "result" and e["outcome"] == "match"][-1]
+        forfeit = {key: played[key] for key in ("seq", "prev", "type", "ts", "round", "table",
+                                                "match_id")}
+        forfeit.update(outcome="forfeit", winner=played["winner"] or "0" * 16)
+        at = events.index(played)
+        events.insert(at + 1 if first == "match" else at, forfeit)
+        make.reseal(cheat["tournament"])
+        report = verify_tournament(make._match_bytes(cheat["tournament"]), cheat["matches"])
+        assert report.failure is not None and report.failure.check == "results", \
+            report.failure
