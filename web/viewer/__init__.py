@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from . import audit, browser, players, replay_gif, upload, views  # noqa: F401  (they register the routes)
+from . import (  # noqa: F401  (they register the routes)
+    audit,
+    browser,
+    players,
+    replay_gif,
+    tournaments,
+    upload,
+    views,
+)
 from .blueprint import bp
 
 __all__ = ["bp"]

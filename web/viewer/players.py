@@ -6,6 +6,7 @@ has no key pages and searches by match id only, as before."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import redirect, render_template, request, url_for
@@ -16,11 +17,14 @@ from .blueprint import bp
 from .loading import game_or_none, judgement, ledger
 from .present import badges, date_words, game_title, is_simulated, result_words
 from .sources import LedgerReader, summarize
+from .tournaments import key_tournaments
 
 __all__ = ["match_card", "search_context"]
 
 #: matches on one page of a key's page or a search
 PAGE = 20
+#: a full key id (SPEC §1: 16 hex digits)
+KEY_ID = re.compile(r"[0-9a-f]{16}\Z")
 
 
 def match_card(reader: LedgerReader, record: Any) -> dict[str, Any]:
@@ -92,7 +96,16 @@ def key_page(key: str) -> Any:
     try:
         found = source.key_matches(key, PAGE, cursor)
     except KeyNotFound as e:
-        return _error_page(404, "Seat key not found", e.message)
+        # a player registered in a tournament has a page before its first match (a bye, a
+        # round not yet played): its tournaments only
+        tournaments = key_tournaments(reader, key) if KEY_ID.match(key) else []
+        if not tournaments:
+            return _error_page(404, "Seat key not found", e.message)
+        found = {"key_id": key, "public_keys": sorted({item["public_key"] for item in tournaments
+                                                       if item.get("public_key")}),
+                 "names": [], "total": 0, "record": {}, "matches": [], "next_cursor": None}
+        return render_template("viewer/key.html", found=found, cards=[], cursor=None,
+                               audit=None, tournaments=tournaments)
     except BadRequest as e:
         heading = {"ambiguous-key-id": "Several keys match",
                    "invalid-cursor": "Not a page of this list"}.get(e.code, "Not a key id")
@@ -101,7 +114,8 @@ def key_page(key: str) -> Any:
         return redirect(url_for("viewer.key_page", key=found["key_id"], cursor=cursor))
     cards = [match_card(reader, record) for record in found["matches"]]
     return render_template("viewer/key.html", found=found, cards=cards, cursor=cursor,
-                           audit=key_audit(found["key_id"]))
+                           audit=key_audit(found["key_id"]),
+                           tournaments=key_tournaments(reader, found["key_id"]))
 
 
 def key_audit(kid: str) -> Any:
