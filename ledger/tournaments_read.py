@@ -22,7 +22,7 @@ from .errors import BadRequest, NotEnded
 from .tables import LogLeafRow
 from .tlog import TransparencyLog
 from .tournaments_life import TournamentCore
-from .tournaments_results import TournamentResults
+from .tournaments_results import TournamentResults, disputes_until
 from .tournaments_state import TournamentState
 
 __all__ = ["TournamentReads"]
@@ -44,7 +44,7 @@ class TournamentReads:
 
     def tournament(self, tournament_id: str) -> dict[str, Any]:
         self.results.sync(tournament_id)
-        row, _, state = self.core.load(tournament_id)
+        row, events, state = self.core.load(tournament_id)
         answer = {
             "id": row["id"], "name": row["name"], "status": row["status"],
             "header": state.header,
@@ -62,6 +62,8 @@ class TournamentReads:
             "standings": self._standings(row, state),
             "next_seq": row["next_seq"], "head": row["head"],
             "total_rounds": None if state.started is None else _total(state),
+            # an auto tournament's last round is open to disputes until then (server ms)
+            "disputes_until": disputes_until(row, events, state),
         }
         if row["status"] == "finished":
             answer["seed"] = row["seed"]
