@@ -359,3 +359,23 @@ def test_a_viewer_without_a_ledger_says_it_has_no_tournaments() -> None:
     for path in ("/t/", "/t/t-1", "/t/t-1/crosstable"):
         page = _html(client, path, 404)
         assert "No tournaments here" in page and "keeps no ledger" in page
+
+
+def test_the_key_page_finds_a_tournament_older_than_the_newest_fifty(app: Any) -> None:
+    """The ledger looks a key's tournaments up by its index (Ledger.key_tournaments), so an
+    old tournament is found however many came after it, with the key's rank and score."""
+    ledger = _ledger(app)
+    old, players = registered(ledger, 2, name="the old cup")
+    ledger.start_tournament(old["id"], old["organiser_token"])
+    ledger.pair_next_round(old["id"], old["organiser_token"])
+    winner = play_round(ledger, old["id"], players)[0]["seats"][0]
+    for number in range(50):
+        ledger.create_tournament(name=f"newer {number}", game="arcomage",
+                                 system="round-robin", arbiter_key=ARBITER.public_text)
+    page = _html(app.test_client(), f"/k/{winner}")
+    section = page[page.index('id="key-tournaments"'):page.index('id="matches-h"')]
+    row = re.search(rf'<tr data-tournament="{old["id"]}">(.*?)</tr>', section, re.S)
+    assert row, section
+    cells = re.findall(r"<td>([^<]*)</td>", row.group(1))
+    assert cells == ["running", "1", "1", "2"]  # status, rank, score in points, players
+    assert "newer" not in section
