@@ -24,6 +24,7 @@ def _error(description: str) -> dict[str, Any]:
 def player_schemas() -> dict[str, Any]:
     """The shapes the player paths refer to."""
     return {
+        "KeyTournaments": _key_tournaments_schema(),
         "MatchSummary": {"type": "object", "description": "A match as the listings show it",
                          "properties": {
             "id": {"type": "string"}, "game": {"type": "string"}, "params": {"type": "object"},
@@ -34,28 +35,6 @@ def player_schemas() -> dict[str, Any]:
             "signed_by": {"$ref": "#/components/schemas/SignedBy"},
             "imported": {"type": "boolean"}, "created_ms": {"type": "integer"},
             "events": {"type": "integer"}}},
-        "KeyTournaments": {"type": "object", "required": [
-            "key_id", "tournaments", "next_cursor"], "properties": {
-            "key_id": _KEY_ID,
-            "tournaments": {"type": "array", "items": {"type": "object", "required": [
-                "id", "name", "status", "player"], "properties": {
-                "id": {"type": "string"}, "name": {"type": "string"},
-                "game": {"type": "string"}, "system": {"type": "string"},
-                "status": {"type": "string", "enum": ["registering", "running", "finished"]},
-                "players": {"type": "integer"}, "round": {"type": "integer"},
-                "rounds": {"type": "integer"},
-                "player": {"type": "object", "description": "The key's registration",
-                           "properties": {
-                               "name": {"type": "string"},
-                               "public_key": {"type": "string"},
-                               "withdrawn_from": {"type": ["integer", "null"]}}},
-                "rank": {"type": ["integer", "null"],
-                         "description": "Its rank now (null before the start)"},
-                "score": {"type": ["integer", "null"],
-                          "description": "Its score now, in half-points"}}}},
-            "next_cursor": {"type": ["string", "null"],
-                            "description": "Pass as cursor for the next (older) page; null "
-                                           "on the last page"}}},
         "KeyMatches": {"type": "object", "required": [
             "key_id", "public_keys", "matches", "limit", "next_cursor", "total", "names",
             "record"], "properties": {
@@ -108,25 +87,7 @@ def player_paths() -> dict[str, Any]:
                               "limit"),
                 "404": _error("No match here was signed by that key (key-not-found)"),
                 "503": _error("The database is unavailable")}}},
-        "/keys/{key_id}/tournaments": {"get": {
-            "summary": "The tournaments a key registered in on this server, newest first, "
-                       "with its registration and where it stands now",
-            "parameters": [
-                {"name": "key_id", "in": "path", "required": True,
-                 "description": "The key's id (16 hex digits, verifier.keys.key_id) or the "
-                                "public key ed25519:<64 hex>",
-                 "schema": {"type": "string"}},
-                {"name": "limit", "in": "query",
-                 "schema": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}},
-                {"name": "cursor", "in": "query", "schema": {"type": "string"},
-                 "description": "next_cursor of the page before"}],
-            "responses": {
-                "200": _json({"$ref": "#/components/schemas/KeyTournaments"},
-                             "One page (empty when the key registered in none)"),
-                "400": _error("Malformed key id, or a prefix (invalid-key-id), a bad cursor "
-                              "(invalid-cursor) or limit, an unknown query parameter "
-                              "(invalid-query)"),
-                "503": _error("The database is unavailable")}}},
+        "/keys/{key_id}/tournaments": _key_tournaments_path(),
         "/search": {"get": {
             "summary": "The home page's search: 4+ hex digits are the start of a match id or "
                        "a key id; anything else is a player's name, exactly (each seat's key "
@@ -156,3 +117,52 @@ def player_paths() -> dict[str, Any]:
                     "has_more": {"type": "boolean"}}}, "What was found"),
                 "400": _error("An empty or over-long search, or a bad limit or offset")}}},
     }
+
+
+def _key_tournaments_schema() -> dict[str, Any]:
+    """The page of a key's tournaments (``Ledger.key_tournaments``)."""
+    return {"type": "object", "required": [
+        "key_id", "tournaments", "next_cursor"], "properties": {
+        "key_id": _KEY_ID,
+        "tournaments": {"type": "array", "items": {"type": "object", "required": [
+            "id", "name", "status", "player"], "properties": {
+            "id": {"type": "string"}, "name": {"type": "string"},
+            "game": {"type": "string"}, "system": {"type": "string"},
+            "status": {"type": "string", "enum": ["registering", "running", "finished"]},
+            "players": {"type": "integer"}, "round": {"type": "integer"},
+            "rounds": {"type": "integer"},
+            "player": {"type": "object", "description": "The key's registration",
+                       "properties": {
+                           "name": {"type": "string"},
+                           "public_key": {"type": "string"},
+                           "withdrawn_from": {"type": ["integer", "null"]}}},
+            "rank": {"type": ["integer", "null"],
+                     "description": "Its rank now (null before the start)"},
+            "score": {"type": ["integer", "null"],
+                      "description": "Its score now, in half-points"}}}},
+        "next_cursor": {"type": ["string", "null"],
+                        "description": "Pass as cursor for the next (older) page; null "
+                                       "on the last page"}}}
+
+
+def _key_tournaments_path() -> dict[str, Any]:
+    """``/keys/{key_id}/tournaments``."""
+    return {"get": {
+        "summary": "The tournaments a key registered in on this server, newest first, "
+                   "with its registration and where it stands now",
+        "parameters": [
+            {"name": "key_id", "in": "path", "required": True,
+             "description": "The key's id (16 hex digits, verifier.keys.key_id) or the "
+                            "public key ed25519:<64 hex>",
+             "schema": {"type": "string"}},
+            {"name": "limit", "in": "query",
+             "schema": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}},
+            {"name": "cursor", "in": "query", "schema": {"type": "string"},
+             "description": "next_cursor of the page before"}],
+        "responses": {
+            "200": _json({"$ref": "#/components/schemas/KeyTournaments"},
+                         "One page (empty when the key registered in none)"),
+            "400": _error("Malformed key id, or a prefix (invalid-key-id), a bad cursor "
+                          "(invalid-cursor) or limit, an unknown query parameter "
+                          "(invalid-query)"),
+            "503": _error("The database is unavailable")}}}
