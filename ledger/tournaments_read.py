@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 from collections.abc import Callable
 from typing import Any
@@ -30,6 +31,8 @@ from .tournaments_state import TournamentState
 __all__ = ["TournamentReads"]
 
 _LEAVES = LogLeafRow.__table__  # type: ignore[attr-defined]
+#: the time part of a cursor: ASCII digits (str.isdigit also takes "²", which int refuses)
+_STAMP = re.compile(r"[0-9]{1,19}\Z")
 
 
 class TournamentReads:
@@ -204,7 +207,8 @@ def _before(cursor: str | None) -> tuple[int, str] | None:
     if not cursor:
         return None
     stamp, _, last = cursor.partition(":")
-    if not stamp.isdigit() or not last:
+    # a time the database holds (a 64-bit integer: SQLite refuses a larger one outright)
+    if not _STAMP.match(stamp) or int(stamp) >= 2**63 or not last:
         raise BadRequest("cursor must be a next_cursor this API returned",
                          code="invalid-cursor")
     return int(stamp), last

@@ -98,6 +98,9 @@ def test_a_keys_tournaments_page_by_page_and_its_errors(ledger, client) -> None:
     cases = [(f"/api/v1/keys/{key[:6]}/tournaments", "invalid-key-id"),
              ("/api/v1/keys/xyz/tournaments", "invalid-key-id"),
              (f"/api/v1/keys/{key}/tournaments?cursor=x", "invalid-cursor"),
+             (f"/api/v1/keys/{key}/tournaments?cursor={'9' * 23}:t-x", "invalid-cursor"),
+             (f"/api/v1/tournaments?cursor={'9' * 23}:t-x", "invalid-cursor"),
+             ("/api/v1/tournaments?cursor=²:t-x", "invalid-cursor"),
              (f"/api/v1/keys/{key}/tournaments?limit=0", "invalid-query"),
              (f"/api/v1/keys/{key}/tournaments?page=2", "invalid-query")]
     for path, code in cases:
