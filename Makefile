@@ -39,7 +39,8 @@ pyodide: $(STAMP)
 ## (watch them from the home page). Ctrl+C stops it all. Every seat signs and commits to a seed
 ## (--signed --decline-rate 0), so every demo match reads "fair unless both players and the
 ## server colluded", the strongest guarantee (tests/test_demo.py). Beside them, a live Swiss of 8
-## bots (docs/tournaments.md), auto-paired by the server, each match signed with the bots' keys.
+## bots (docs/tournaments.md), auto-paired by the server, each match signed with the bots' keys,
+## and finished by the server a seating window (60 s) after the last round: the time to dispute it.
 demo: $(STAMP)
 	@if command -v npm >/dev/null 2>&1; then $(BIN)/python -c 'import sys; from fairdeal.web.viewer.runtime import main; sys.exit(main())'; \
 	else echo "demo: npm is not installed, so match pages cannot verify in the browser (install npm, then make pyodide)"; fi
@@ -61,7 +62,7 @@ demo: $(STAMP)
 	$(BIN)/fairdeal keys new out/demo/arbiter.pem >/dev/null; \
 	cup=$$($(BIN)/fairdeal tournament create "demo Swiss" --game toybattle --system swiss --rounds 3 --arbiter-key out/demo/arbiter.pem --auto --token-file out/demo/organiser.token -q); \
 	$(BIN)/fairdeal play --tournament $$cup -n 8 --pace 1.5 --keys out/demo/bots --organiser-token-file out/demo/organiser.token & four=$$!; \
-	echo "demo: a Swiss of 8 bots, paired by the server round by round: http://127.0.0.1:5000/t/$$cup"; \
+	echo "demo: a Swiss of 8 bots, paired by the server round by round and finished a minute after the last (the time to dispute it): http://127.0.0.1:5000/t/$$cup"; \
 	wait $$one $$two $$three $$four; \
 	echo "demo: the live bot matches and the tournament are over; the viewer stays on http://127.0.0.1:5000/ (Ctrl+C stops it)"; \
 	wait $$server

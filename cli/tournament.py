@@ -127,7 +127,9 @@ def _tiebreaks(text: str | None) -> list[str] | None:
 @click.option("--arbiter-key", required=True, metavar="ed25519:HEX|KEY_FILE",
               help="The arbiter's public key, or its key file (`fairdeal keys new`).")
 @click.option("--auto", is_flag=True,
-              help="The server pairs each round when the last is complete, and finishes.")
+              help="The server pairs each round when the last is complete, and finishes "
+                   "the tournament --seating seconds after the last result (the time to "
+                   "dispute it) once every dispute is ruled.")
 @click.option("--token-file", type=click.Path(dir_okay=False), default=None,
               help="Save the organiser token here (mode 0600); it is shown only once.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the tournament's id.")

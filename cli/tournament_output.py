@@ -9,8 +9,10 @@ from typing import Any
 
 import click
 
+from fairdeal.verifier.protocol import utc_time
+
 __all__ = ["created_lines", "decision_of", "latest_match_of", "open_dispute", "print_list",
-           "print_status", "standings_lines"]
+           "print_status", "standings_lines", "window_words"]
 
 
 def created_lines(created: Mapping[str, Any], token_file: str | None,
@@ -58,6 +60,21 @@ _UNITS = {"buchholz": 2, "median-buchholz": 2, "sonneborn-berger": 4, "direct-en
           "wins": 1}
 
 
+def window_words(until: int, open_disputes: list[int]) -> str:
+    """What an ``auto`` tournament whose every round is played waits for before the server
+    finishes it (docs/tournaments.md §8): the end of the last round's dispute window, and
+    the arbiter's ruling on any open dispute.
+    """
+    if not open_disputes:
+        return (f"waiting for disputes until {utc_time(until)}: every round is played; the "
+                "server finishes the tournament then")
+    numbers = ", ".join(str(number) for number in open_disputes)
+    which = "dispute" if len(open_disputes) == 1 else "disputes"
+    return (f"waiting for the arbiter's ruling on {which} {numbers}: the server finishes the "
+            f"tournament once {'it is' if len(open_disputes) == 1 else 'they are'} ruled "
+            f"(disputes were open until {utc_time(until)})")
+
+
 def standings_lines(standings: list[Mapping[str, Any]], tiebreaks: list[str],
                     names: Mapping[str, str]) -> Iterator[str]:
     """The standings as a table: rank, player, score and each tie-break in the header's
@@ -83,6 +100,9 @@ def print_status(shown: Mapping[str, Any], server: str) -> None:
     click.echo(f"{shown['id']}  {shown.get('name')!r}  {shown['status']}  "
                f"{header.get('system')} {header.get('game')}, round {len(rounds)}/{total}"
                f"  {site}/t/{shown['id']}")
+    if shown.get("disputes_until") is not None:
+        click.echo(window_words(int(shown["disputes_until"]), [
+            item["dispute"] for item in shown.get("disputes") or [] if not item.get("ruling")]))
     click.echo(f"players ({len(names)}): " + ", ".join(
         f"{name} ({player})" for player, name in names.items()))
     for round_ in rounds:

@@ -16,7 +16,7 @@ from fairdeal.verifier.report import counted
 from .files import make_folder, write_file
 from .output import outcome_words
 from .tournament_common import checked_id, talking_to, token_of
-from .tournament_output import standings_lines
+from .tournament_output import standings_lines, window_words
 
 __all__ = ["play_tournament_command", "tournament_play_line"]
 
@@ -55,6 +55,8 @@ def tournament_play_line(item: dict[str, Any], game: str, site: str,
         outcome = outcome_words(game, item["result"], item.get("seats") or ())
         return (f"ended:   {item['id']}  round {item['round']} table {item['table']}, "
                 f"{counted(item['moves'], 'move')}, {outcome} (verified, keys pinned)")
+    if "disputes_until" in item:
+        return window_words(int(item["disputes_until"]), list(item.get("open") or []))
     if "stats" in item:
         stats = item["stats"]
         return (f"{counted(stats.matches, 'match', 'matches')}, "

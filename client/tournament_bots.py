@@ -108,24 +108,34 @@ def play_tournament(base_url: str, tournament_id: str, bots: list[TournamentBot]
     ``{"round": n, "pairings": […], "byes": […]}`` when a round is first seen,
     ``{"started": {"id", "seats", "round", "table"}}``, ``{"move": …}`` (only with
     ``moves``), each match's result (``play_match``'s answer, with ``round`` and ``table``),
-    and last ``{"finished": the tournament}`` and ``{"stats": PlayStats}``. ``timeout``: give
-    up (TimeoutError) when the tournament is not over after that many seconds.
+    ``{"disputes_until": ms, "open": [dispute numbers]}`` when the server's auto finish
+    waits for the last round's dispute window (docs/tournaments.md §8), and last
+    ``{"finished": the tournament}`` and ``{"stats": PlayStats}``. ``timeout``: give up
+    (TimeoutError) when the tournament is not over after that many seconds.
 
     With ``organiser_token`` the bots' runner also acts for the organiser: once every match
     of the rounds so far has its result it asks for the next round (harmless when the server
     pairs by itself: it answers ``round-not-complete``), and it stops when the server says the
-    last round is played (``tournament-over``), leaving ``finish`` to the organiser."""
+    last round is played (``tournament-over``), leaving ``finish`` to the organiser — unless
+    the server finishes by itself (``auto``: a dispute window is shown), which it waits for."""
     run = _TournamentRun(ApiClient(base_url), tournament_id, bots, seed=seed, pace=pace,
                          server_key=server_key, moves=moves)
     begun = time.perf_counter()
     all_played = False
+    window: tuple[Any, ...] = ()
     while True:
         tournament = run.tournaments.get(tournament_id)
         run.start_matches(tournament)
         yield from run.news()
         if organiser_token and not all_played and _complete(tournament):
             all_played = _pair_next(run.tournaments, tournament_id, organiser_token)
-        if (tournament["status"] == "finished" or all_played) and not run.playing():
+        until = tournament.get("disputes_until")
+        if until is not None and not run.playing() and (until, *_open(tournament)) != window:
+            window = (until, *_open(tournament))
+            yield {"disputes_until": until, "open": list(window[1:])}
+        # every round played, and no window: the organiser finishes (else the server does)
+        handed_over = all_played and until is None
+        if (tournament["status"] == "finished" or handed_over) and not run.playing():
             yield from run.news()
             break
         if timeout is not None and time.perf_counter() - begun > timeout:
@@ -223,6 +233,12 @@ def _complete(tournament: dict[str, Any]) -> bool:
     return tournament["status"] == "running" and all(
         pairing.get("result") is not None
         for round_ in tournament["rounds"] for pairing in round_["pairings"])
+
+
+def _open(tournament: dict[str, Any]) -> list[int]:
+    """The numbers of the disputes without a ruling."""
+    return [item["dispute"] for item in tournament.get("disputes") or []
+            if item.get("ruling") is None]
 
 
 def _pair_next(tournaments: TournamentClient, tournament_id: str, token: str) -> bool:

@@ -77,6 +77,10 @@ _SQLITE_TRIGGERS += tuple(
 # words, created beside the triggers so that a database made before it gets it too
 _ONE_GENESIS = ("CREATE UNIQUE INDEX IF NOT EXISTS log_leaves_one_genesis ON log_leaves "
                 "(match_id) WHERE kind = 'genesis'")
+# a key's tournaments (ledger.tournaments: ``TournamentStore.rows_of_player``), in both
+# dialects' words and created beside the triggers, so that a store made before it gets it too
+_PLAYER_INDEX = ("CREATE INDEX IF NOT EXISTS tournament_players_by_player ON "
+                 "tournament_players (player, tournament_id)")
 _PG_TRIGGERS = (
     ("CREATE OR REPLACE FUNCTION fairdeal_events_append_only() RETURNS trigger "
      "LANGUAGE plpgsql AS $$ BEGIN "
@@ -184,9 +188,10 @@ def open_engine(url: str, *, pg_schema: str | None = None, create: bool = True) 
 
 
 def create_schema(engine: Engine, pg_schema: str | None) -> None:
-    """The tables, the append-only triggers, the one-genesis index and the seat-key index
-    (filled from the events of a store made before it: ledger.seatkeys), where missing (the
-    database's own errors: ``open_engine`` translates them)."""
+    """The tables, the append-only triggers, the one-genesis index, the seat-key index
+    (filled from the events of a store made before it: ledger.seatkeys) and the index of the
+    tournaments' players by key, where missing (the database's own errors: ``open_engine``
+    translates them)."""
     if engine.dialect.name == "postgresql":
         # several workers may start at once: one creates, the others wait and find it done
         with engine.begin() as conn:
@@ -195,7 +200,7 @@ def create_schema(engine: Engine, pg_schema: str | None) -> None:
                 conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{pg_schema}"'))
             SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS, _SEAT_KEYS,
                                                        *LOG_TABLES, *_TOURNAMENT_TABLES])
-            for statement in _PG_TRIGGERS:
+            for statement in (*_PG_TRIGGERS, _PLAYER_INDEX):
                 conn.execute(text(statement))
             fill_missing(conn)
             try:
@@ -210,7 +215,7 @@ def create_schema(engine: Engine, pg_schema: str | None) -> None:
             with engine.begin() as conn:
                 SQLModel.metadata.create_all(conn, tables=[_MATCHES, _EVENTS, _SEAT_KEYS,
                                                            *LOG_TABLES, *_TOURNAMENT_TABLES])
-                for statement in _SQLITE_TRIGGERS:
+                for statement in (*_SQLITE_TRIGGERS, _PLAYER_INDEX):
                     conn.execute(text(statement))
                 fill_missing(conn)
             try:

@@ -321,6 +321,12 @@ class Ledger:
         """Tournament summaries, newest first, a keyset page at a time."""
         return self.tournament_reads.list(limit, cursor)
 
+    def key_tournaments(self, key_id: Any, limit: int = 50,
+                        cursor: str | None = None) -> dict[str, Any]:
+        """The tournaments a key registered in, newest first, with where it stands
+        (``TournamentReads.key_tournaments``): BadRequest for a malformed key id or cursor."""
+        return self.tournament_reads.key_tournaments(key_id, limit, cursor)
+
     def register_player(self, tournament_id: str, fields: Any) -> dict[str, Any]:
         """A player's signed registration: its key id, player token (given once), event."""
         return self.tournament_life.register(tournament_id, _fields(fields))

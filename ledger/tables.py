@@ -172,7 +172,9 @@ class TournamentEventRow(SQLModel, table=True):
 
 class TournamentPlayerRow(SQLModel, table=True):
     """A registered player's token hash (the token itself is given out once, never kept): the
-    seat token of each of its matches, and what opens ``/me``, withdrawals and disputes."""
+    seat token of each of its matches, and what opens ``/me``, withdrawals and disputes. The
+    index ``tournament_players_by_player`` (player, tournament_id) finds a key's tournaments;
+    it is made by ledger.database where missing, so a store made before it gets it too."""
 
     __tablename__ = "tournament_players"
 

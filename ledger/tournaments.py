@@ -132,6 +132,20 @@ class TournamentStore:
             return [dict(row) for row in conn.execute(query.limit(limit)).mappings()]
 
     @translated
+    def rows_of_player(self, player: str, limit: int,
+                       before: tuple[int, str] | None) -> list[dict[str, Any]]:
+        """The rows of the tournaments ``player`` (a key id) registered in, newest first, from
+        just before ``(created_ms, id)`` (over the index of the players by key)."""
+        query = (select(_ROWS).join(_PLAYERS, _PLAYERS.c.tournament_id == _ROWS.c.id)
+                 .where(_PLAYERS.c.player == player)
+                 .order_by(_ROWS.c.created_ms.desc(), _ROWS.c.id.desc()))
+        if before is not None:
+            query = query.where((_ROWS.c.created_ms < before[0]) | (
+                (_ROWS.c.created_ms == before[0]) & (_ROWS.c.id < before[1])))
+        with self.engine.connect() as conn:
+            return [dict(row) for row in conn.execute(query.limit(limit)).mappings()]
+
+    @translated
     def unfinished(self) -> list[str]:
         """The ids of the tournaments started and not finished (what a sync looks at)."""
         with self.engine.connect() as conn:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 from collections.abc import Callable
 from typing import Any
@@ -19,15 +20,19 @@ from fairdeal.verifier.tournament.pairing import total_rounds
 from fairdeal.verifier.tournament.primitives import FORMAT
 
 from .errors import BadRequest, NotEnded
+from .players import normal_key_id
+from .seatkeys import KEY_ID_DIGITS
 from .tables import LogLeafRow
 from .tlog import TransparencyLog
 from .tournaments_life import TournamentCore
-from .tournaments_results import TournamentResults
+from .tournaments_results import TournamentResults, disputes_until
 from .tournaments_state import TournamentState
 
 __all__ = ["TournamentReads"]
 
 _LEAVES = LogLeafRow.__table__  # type: ignore[attr-defined]
+#: the time part of a cursor: ASCII digits (str.isdigit also takes "²", which int refuses)
+_STAMP = re.compile(r"[0-9]{1,19}\Z")
 
 
 class TournamentReads:
@@ -44,7 +49,7 @@ class TournamentReads:
 
     def tournament(self, tournament_id: str) -> dict[str, Any]:
         self.results.sync(tournament_id)
-        row, _, state = self.core.load(tournament_id)
+        row, events, state = self.core.load(tournament_id)
         answer = {
             "id": row["id"], "name": row["name"], "status": row["status"],
             "header": state.header,
@@ -62,6 +67,8 @@ class TournamentReads:
             "standings": self._standings(row, state),
             "next_seq": row["next_seq"], "head": row["head"],
             "total_rounds": None if state.started is None else _total(state),
+            # an auto tournament's last round is open to disputes until then (server ms)
+            "disputes_until": disputes_until(row, events, state),
         }
         if row["status"] == "finished":
             answer["seed"] = row["seed"]
@@ -91,25 +98,42 @@ class TournamentReads:
         return self.tstore.events(tournament_id, after)
 
     def list(self, limit: int = 50, cursor: str | None = None) -> dict[str, Any]:
-        before = None
-        if cursor:
-            stamp, _, last = cursor.partition(":")
-            if not stamp.isdigit() or not last:
-                raise BadRequest("cursor must be a next_cursor this API returned",
-                                 code="invalid-cursor")
-            before = (int(stamp), last)
-        rows = self.tstore.rows(limit, before)
+        rows = self.tstore.rows(limit, _before(cursor))
         listed = []
         for row in rows:
             state = TournamentState.of(self.tstore.events(row["id"]))
-            listed.append({"id": row["id"], "name": row["name"], "game": row["game"],
-                           "system": row["system"], "status": row["status"],
-                           "players": len(state.registrations), "round": len(state.rounds),
-                           "rounds": _total(state)})
-        last_row = rows[-1] if len(rows) == limit else None
-        return {"tournaments": listed,
-                "next_cursor": None if last_row is None
-                else f"{last_row['created_ms']}:{last_row['id']}"}
+            listed.append(_listed(row, state))
+        return {"tournaments": listed, "next_cursor": _next_cursor(rows, limit)}
+
+    def key_tournaments(self, kid: Any, limit: int = 50,
+                        cursor: str | None = None) -> dict[str, Any]:
+        """The tournaments the key ``kid`` registered in, newest first, a page at a time
+        (the index of the players by key): each as the list shows it, with the key's own
+        registration (its name, public key, the round it withdrew from) and where it stands
+        now (rank and score in half-points, computed as the standings are, a running
+        tournament's results synced first as on every read of it)."""
+        player = normal_key_id(kid)
+        if len(player) != KEY_ID_DIGITS:
+            raise BadRequest(f"a key's tournaments are found by its full key id "
+                             f"({KEY_ID_DIGITS} hex digits) or its public key; got "
+                             f"{str(kid)[:80]!r}", code="invalid-key-id")
+        rows = self.tstore.rows_of_player(player, limit, _before(cursor))
+        found = []
+        for listed in rows:
+            row = listed
+            if listed["status"] == "running":  # where it stands is what its matches say now
+                self.results.sync(listed["id"])
+                row = self.tstore.row(listed["id"])
+            state = TournamentState.of(self.tstore.events(row["id"]))
+            entry = state.players[player]
+            line = next((line for line in self._standings(row, state)
+                         if line["player"] == player), {})
+            found.append({**_listed(row, state), "player": {
+                "name": entry["name"], "public_key": entry["public_key"],
+                "withdrawn_from": state.withdrawn.get(player)},
+                "rank": line.get("rank"), "score": line.get("score")})
+        return {"key_id": player, "tournaments": found,
+                "next_cursor": _next_cursor(rows, limit)}
 
     def me(self, tournament_id: str, token: str | None) -> dict[str, Any]:
         player = self.core.player(tournament_id, token)
@@ -176,6 +200,33 @@ class TournamentReads:
                     if sealed is not None:
                         archive.writestr(f"matches/{match_id}.json", sealed)
         return buffer.getvalue()
+
+
+def _before(cursor: str | None) -> tuple[int, str] | None:
+    """Where a page starts: just before the ``created_ms:id`` a ``next_cursor`` names."""
+    if not cursor:
+        return None
+    stamp, _, last = cursor.partition(":")
+    # a time the database holds (a 64-bit integer: SQLite refuses a larger one outright)
+    if not _STAMP.match(stamp) or int(stamp) >= 2**63 or not last:
+        raise BadRequest("cursor must be a next_cursor this API returned",
+                         code="invalid-cursor")
+    return int(stamp), last
+
+
+def _next_cursor(rows: list[dict[str, Any]], limit: int) -> str | None:
+    """The cursor of the page after a full one (None after the last)."""
+    if len(rows) < limit or not rows:
+        return None
+    return f"{rows[-1]['created_ms']}:{rows[-1]['id']}"
+
+
+def _listed(row: dict[str, Any], state: TournamentState) -> dict[str, Any]:
+    """A tournament as a listing shows it."""
+    return {"id": row["id"], "name": row["name"], "game": row["game"],
+            "system": row["system"], "status": row["status"],
+            "players": len(state.registrations), "round": len(state.rounds),
+            "rounds": _total(state)}
 
 
 def _total(state: TournamentState) -> int:

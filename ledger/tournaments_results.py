@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from fairdeal.verifier.dispute import DisputeError
@@ -40,7 +40,7 @@ from .tournaments_life import (
 from .tournaments_matches import insert_matches, new_match
 from .tournaments_state import Table, TournamentState, points_of
 
-__all__ = ["TournamentResults"]
+__all__ = ["TournamentResults", "disputes_until"]
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _DECISIONS = ("result-stands", "result-changed", "replay-ordered", "penalty")
@@ -80,8 +80,9 @@ class TournamentResults:
                 "winner": None if winner is None else table.seats[int(winner)]}
 
     def sync(self, tournament_id: str) -> int:
-        """Append every result now known; with ``auto``, pair or finish when a round is
-        complete. Returns how many events were written."""
+        """Append every result now known; with ``auto``, pair the next round when one is
+        complete, and finish after the last once its dispute window has passed with no
+        dispute open (``disputes_until``). Returns how many events were written."""
         def write(row: dict[str, Any], events: list[dict[str, Any]],
                   state: TournamentState) -> int:
             if row["status"] != "running":
@@ -102,7 +103,7 @@ class TournamentResults:
         return int(self.core.server_write(tournament_id, write)) + self._auto(tournament_id)
 
     def _auto(self, tournament_id: str) -> int:
-        row, _, state = self.core.load(tournament_id)
+        row, events, state = self.core.load(tournament_id)
         if not row["auto"] or row["status"] != "running" or not state.round_complete():
             return 0
         header = state.header
@@ -114,7 +115,8 @@ class TournamentResults:
             except ConflictError:
                 return 0  # another writer paired it, or it cannot be paired: said on reads
             return 1
-        if state.open_disputes():
+        until = disputes_until(row, events, state)
+        if state.open_disputes() or until is None or self.core.clock() < until:
             return 0
         try:
             self._finish(tournament_id)
@@ -243,6 +245,7 @@ class TournamentResults:
                             "the arbiter")
             event["sig"] = fields["sig"]
             self.core.append(tournament_id, [event])
+        self._auto(tournament_id)  # the last open dispute ruled after the window: finish now
         return {"event": event}
 
     def _decision(self, tournament_id: str, state: TournamentState, filed: Mapping[str, Any],
@@ -325,6 +328,25 @@ class TournamentResults:
                           points_of(state.header), state.header["tiebreaks"])
         return [{"rank": line.rank, "player": line.player, "score": line.score,
                  "tiebreaks": list(line.tiebreaks)} for line in lines]
+
+
+def disputes_until(row: Mapping[str, Any], events: Sequence[Mapping[str, Any]],
+                   state: TournamentState) -> int | None:
+    """When an ``auto`` tournament whose every round is played may be finished by the server
+    (server ms): the header's ``seating_ms`` after the last result (or, with none since, the
+    last round's pairing), so that the players of the last round have the time to dispute
+    it. None while a round is to be paired or played, or when the organiser finishes (no
+    ``auto``), or once finished. The ledger's own clock, not a normative field: a verifier
+    does not judge when the finish happened (docs/tournaments.md §8)."""
+    if not row["auto"] or row["status"] != "running" or state.started is None \
+            or not state.rounds or not state.round_complete():
+        return None
+    header = state.header
+    if len(state.rounds) < total_rounds(header["system"], len(state.started["players"]),
+                                        header["rounds"]):
+        return None
+    last = next(event for event in reversed(events) if event["type"] in ("result", "round"))
+    return int(last["ts"]) + int(header["seating_ms"])
 
 
 def _not_over(row: Mapping[str, Any]) -> None:

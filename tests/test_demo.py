@@ -84,9 +84,10 @@ def _demo_tournament_lines() -> list[str]:
 
 
 def test_the_demos_swiss_of_8_bots_runs_to_its_final_standings(tmp_path: Path) -> None:
-    """The Makefile's tournament lines, run as written against a server (no pace, so quickly):
-    8 bots register, the server pairs each round itself (--auto) and finishes after the last,
-    and every match was verified by the bots with their keys pinned."""
+    """The Makefile's tournament lines, run as written against a server (no pace and the
+    shortest dispute window, so quickly): 8 bots register, the server pairs each round itself
+    (--auto) and finishes once the last round's dispute window has passed, and every match
+    was verified by the bots with their keys pinned."""
     keys, create, play = _demo_tournament_lines()
     assert "--system swiss" in create and "--auto" in create and " -n 8 " in play
     (tmp_path / "data").mkdir()
@@ -96,6 +97,9 @@ def test_the_demos_swiss_of_8_bots_runs_to_its_final_standings(tmp_path: Path) -
     try:
         made = _sh(keys, tmp_path)
         assert made.returncode == 0, made.stderr
+        # the dispute window is the seating window: its shortest, 10 s, instead of 60
+        assert "--seating" not in create
+        create = create.replace(" --auto ", " --auto --seating 10 ")
         script = (f"export FAIRDEAL_SERVER={server.url}; {create.removesuffix(';')}; "
                   + play.split(" & ")[0].replace("--pace 1.5", "--pace 0") + "; echo $cup")
         run = _sh(script.replace("$$", "$"), tmp_path)
@@ -104,7 +108,11 @@ def test_the_demos_swiss_of_8_bots_runs_to_its_final_standings(tmp_path: Path) -
         assert out.count("registered: random bot ") == 8
         assert re.findall(r"^round (\d): 4 matches$", out, re.M) == ["1", "2", "3"]
         assert len(re.findall(r"^ended: .*\(verified, keys pinned\)$", out, re.M)) == 12
-        assert re.search(r"^tournament \S+: finished$", out, re.M), out
+        waiting = re.search(r"^waiting for disputes until (\S+Z): every round is played",
+                            out, re.M)
+        assert waiting, out
+        finished = re.search(r"^tournament \S+: finished$", out, re.M)
+        assert finished and finished.start() > waiting.start(), out
         assert len(re.findall(r"^\s+\d+\s+random bot \d+\s", out, re.M)) == 8  # standings
     finally:
         server.stop()

@@ -1,7 +1,7 @@
 """Results synced from the matches, concurrently and by the sweeper (docs/tournaments.md §5):
 two ledgers (two workers with their own caches) syncing one tournament at once write each
-result once; with ``auto`` the sweeper pairs the next round when one is complete. SQLite file
-and PostgreSQL."""
+result once; with ``auto`` the sweeper pairs the next round when one is complete, and finishes
+the tournament once the last round's dispute window has passed. SQLite file and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -92,12 +92,23 @@ def test_the_sweeper_syncs_and_an_auto_tournament_pairs_its_next_round(
     assert events[-1]["round"] == 2
 
 
-def test_an_auto_tournament_finishes_after_its_last_round(ledgers: list[Ledger]) -> None:
+def test_the_sweeper_finishes_an_auto_tournament_once_its_dispute_window_passed(
+        ledgers: list[Ledger]) -> None:
     ledger = ledgers[0]
-    created, players = registered(ledger, 2, auto=True)
+    now = [20_000_000]
+    ledger.clock = lambda: now[0]
+    created, players = registered(ledger, 2, auto=True, seating_ms=30_000)
     tid = created["id"]
     ledger.start_tournament(tid, created["organiser_token"])
     _play_without_sync(ledger, tid, players)
-    assert ledger.tournament(tid)["status"] == "finished"
-    assert [e["type"] for e in ledger.tournament_events(tid)][-3:] == ["result", "reveal",
-                                                                       "final"]
+    now[0] += 1_000
+    assert ledger.sync_tournaments() == 1  # the result, stamped now: the window opens
+    result_ts = ledger.tournament_core.tstore.events(tid)[-1]["ts"]
+    assert result_ts == now[0]
+    now[0] += 29_999
+    assert ledger.sync_tournaments() == 0  # 1 ms before the window ends: nothing
+    assert ledger.tournament_core.tstore.row(tid)["status"] == "running"
+    now[0] += 1_001
+    assert ledger.sync_tournaments() == 2  # nobody read it: the sweeper finished it
+    assert [e["type"] for e in ledger.tournament_core.tstore.events(tid)][-3:] == [
+        "result", "reveal", "final"]

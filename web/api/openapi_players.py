@@ -1,5 +1,5 @@
-"""The OpenAPI section of the player routes (web/api/players.py): a seat key's matches and the
-search. Kept beside openapi.py, which merges it into the document."""
+"""The OpenAPI section of the player routes (web/api/players.py): a seat key's matches, a key's
+tournaments and the search. Kept beside openapi.py, which merges it into the document."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ def _error(description: str) -> dict[str, Any]:
 def player_schemas() -> dict[str, Any]:
     """The shapes the player paths refer to."""
     return {
+        "KeyTournaments": _key_tournaments_schema(),
         "MatchSummary": {"type": "object", "description": "A match as the listings show it",
                          "properties": {
             "id": {"type": "string"}, "game": {"type": "string"}, "params": {"type": "object"},
@@ -64,7 +65,7 @@ def player_schemas() -> dict[str, Any]:
 
 
 def player_paths() -> dict[str, Any]:
-    """``/keys/{key_id}/matches`` and ``/search``."""
+    """``/keys/{key_id}/matches``, ``/keys/{key_id}/tournaments`` and ``/search``."""
     return {
         "/keys/{key_id}/matches": {"get": {
             "summary": "Every match a seat key signed on this server, newest first, with the "
@@ -86,6 +87,7 @@ def player_paths() -> dict[str, Any]:
                               "limit"),
                 "404": _error("No match here was signed by that key (key-not-found)"),
                 "503": _error("The database is unavailable")}}},
+        "/keys/{key_id}/tournaments": _key_tournaments_path(),
         "/search": {"get": {
             "summary": "The home page's search: 4+ hex digits are the start of a match id or "
                        "a key id; anything else is a player's name, exactly (each seat's key "
@@ -115,3 +117,52 @@ def player_paths() -> dict[str, Any]:
                     "has_more": {"type": "boolean"}}}, "What was found"),
                 "400": _error("An empty or over-long search, or a bad limit or offset")}}},
     }
+
+
+def _key_tournaments_schema() -> dict[str, Any]:
+    """The page of a key's tournaments (``Ledger.key_tournaments``)."""
+    return {"type": "object", "required": [
+        "key_id", "tournaments", "next_cursor"], "properties": {
+        "key_id": _KEY_ID,
+        "tournaments": {"type": "array", "items": {"type": "object", "required": [
+            "id", "name", "status", "player"], "properties": {
+            "id": {"type": "string"}, "name": {"type": "string"},
+            "game": {"type": "string"}, "system": {"type": "string"},
+            "status": {"type": "string", "enum": ["registering", "running", "finished"]},
+            "players": {"type": "integer"}, "round": {"type": "integer"},
+            "rounds": {"type": "integer"},
+            "player": {"type": "object", "description": "The key's registration",
+                       "properties": {
+                           "name": {"type": "string"},
+                           "public_key": {"type": "string"},
+                           "withdrawn_from": {"type": ["integer", "null"]}}},
+            "rank": {"type": ["integer", "null"],
+                     "description": "Its rank now (null before the start)"},
+            "score": {"type": ["integer", "null"],
+                      "description": "Its score now, in half-points"}}}},
+        "next_cursor": {"type": ["string", "null"],
+                        "description": "Pass as cursor for the next (older) page; null "
+                                       "on the last page"}}}
+
+
+def _key_tournaments_path() -> dict[str, Any]:
+    """``/keys/{key_id}/tournaments``."""
+    return {"get": {
+        "summary": "The tournaments a key registered in on this server, newest first, "
+                   "with its registration and where it stands now",
+        "parameters": [
+            {"name": "key_id", "in": "path", "required": True,
+             "description": "The key's id (16 hex digits, verifier.keys.key_id) or the "
+                            "public key ed25519:<64 hex>",
+             "schema": {"type": "string"}},
+            {"name": "limit", "in": "query",
+             "schema": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}},
+            {"name": "cursor", "in": "query", "schema": {"type": "string"},
+             "description": "next_cursor of the page before"}],
+        "responses": {
+            "200": _json({"$ref": "#/components/schemas/KeyTournaments"},
+                         "One page (empty when the key registered in none)"),
+            "400": _error("Malformed key id, or a prefix (invalid-key-id), a bad cursor "
+                          "(invalid-cursor) or limit, an unknown query parameter "
+                          "(invalid-query)"),
+            "503": _error("The database is unavailable")}}}

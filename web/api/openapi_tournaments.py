@@ -70,6 +70,11 @@ def tournament_schemas() -> dict[str, Any]:
                               "tiebreaks": {"type": "array"}}}},
             "next_seq": {"type": "integer"}, "head": {"type": "string"},
             "total_rounds": {"type": ["integer", "null"]},
+            "disputes_until": {"type": ["integer", "null"], "description": (
+                "An auto tournament whose every round is played: until when (server ms) the "
+                "last round may be disputed before the server finishes it (the header's "
+                "seating_ms after the last result; it also waits for every open dispute's "
+                "ruling). Null otherwise (docs/tournaments.md §8)")},
             "seed": {"type": "string", "description": "Only once finished"}}},
     }
 

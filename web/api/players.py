@@ -1,6 +1,7 @@
-"""Players by the key they sign with: a seat key's matches (``/keys/<key id>/matches``) and the
-search the home page's box runs (``/search``); thin views over ``Ledger.key_matches`` and
-``Ledger.search`` (ledger/players.py)."""
+"""Players by the key they sign with: a seat key's matches (``/keys/<key id>/matches``), the
+tournaments a key registered in (``/keys/<key id>/tournaments``) and the search the home page's
+box runs (``/search``); thin views over ``Ledger.key_matches``, ``Ledger.key_tournaments`` and
+``Ledger.search`` (ledger/players.py, ledger/tournaments_read.py)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,14 @@ def key_matches(key: str) -> Response:
     _only({"limit", "cursor"})
     limit = int_query("limit", 50, minimum=1, maximum=500)
     return jsonify(ledger().key_matches(key, limit, request.args.get("cursor")))
+
+
+@bp.get("/keys/<key>/tournaments")
+def key_tournaments(key: str) -> Response:
+    """The tournaments a key registered in, newest first, with where it stands."""
+    _only({"limit", "cursor"})
+    limit = int_query("limit", 50, minimum=1, maximum=200)
+    return jsonify(ledger().key_tournaments(key, limit, request.args.get("cursor")))
 
 
 @bp.get("/search")

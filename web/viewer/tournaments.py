@@ -23,9 +23,8 @@ __all__ = ["key_tournaments", "tournament_verdict"]
 
 #: tournaments on one page of /t/
 PAGE = 20
-#: how many of the newest tournaments a key page looks through when the ledger cannot list a
-#: key's tournaments itself
-KEY_SCAN = 50
+#: how many of a key's newest tournaments its page lists
+KEY_PAGE = 50
 
 
 def _source() -> Any:
@@ -140,36 +139,18 @@ def tournament_verdict(tournament_id: str, server_key: str | None,
 
 
 def key_tournaments(reader: LedgerReader, kid: str) -> list[dict[str, Any]]:
-    """The tournaments the key ``kid`` registered in, newest first, each with where the key
-    stands: the ledger's own list of the key's tournament ids when it has one
-    (``key_tournaments(kid)``), else those among the newest KEY_SCAN tournaments."""
+    """The newest KEY_PAGE tournaments the key ``kid`` (a full key id) registered in, newest
+    first, each with where the key stands: the ledger's own lookup over its index of the
+    players by key (``Ledger.key_tournaments``); none for a viewer without a ledger."""
     source = reader.ledger
-    if not hasattr(source, "list_tournaments"):
+    if not hasattr(source, "key_tournaments"):
         return []
-    own = getattr(source, "key_tournaments", None)
-    if own is not None:
-        return [_key_line(source.tournament(found), kid) for found in own(kid)]
-    found, cursor, seen = [], None, 0
-    while seen < KEY_SCAN:
-        listing = source.list_tournaments(min(100, KEY_SCAN - seen), cursor)
-        for item in listing.get("tournaments") or []:
-            answer = source.tournament(item["id"])
-            if any(player.get("player") == kid for player in answer.get("players") or []):
-                found.append(_key_line(answer, kid))
-        seen += len(listing.get("tournaments") or [])
-        cursor = listing.get("next_cursor")
-        if not cursor or not listing.get("tournaments"):
-            break
-    return found
+    return [_key_line(item) for item in source.key_tournaments(kid, KEY_PAGE)["tournaments"]]
 
 
-def _key_line(answer: dict[str, Any], kid: str) -> dict[str, Any]:
+def _key_line(item: dict[str, Any]) -> dict[str, Any]:
     """One line of a key page's tournaments: the tournament and where the key stands in it."""
-    line = next((item for item in answer.get("standings") or [] if item.get("player") == kid),
-                {})
-    public_key = next((item.get("public_key") for item in answer.get("players") or []
-                       if item.get("player") == kid), None)
-    return {"id": answer.get("id"), "name": answer.get("name"), "public_key": public_key,
-            "status": answer.get("status"), "rank": line.get("rank"),
-            "score": model.half_points(line.get("score")),
-            "players": len(answer.get("players") or [])}
+    return {"id": item.get("id"), "name": item.get("name"),
+            "public_key": (item.get("player") or {}).get("public_key"),
+            "status": item.get("status"), "rank": item.get("rank"),
+            "score": model.half_points(item.get("score")), "players": item.get("players")}

@@ -10,10 +10,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fairdeal.verifier.keys import InvalidKey, key_id, parse_public_key, verify_signature
+from fairdeal.verifier.protocol import utc_time
 from fairdeal.verifier.tournament.primitives import signed_message
 
 __all__ = ["TIEBREAK_NAMES", "crosstable", "disputes", "half_points", "players", "points_words",
-           "rounds", "standings", "summary", "tiebreak_columns"]
+           "rounds", "standings", "summary", "tiebreak_columns", "window"]
 
 #: each tie-break's column: its abbreviation, its name, its definition (docs/tournaments.md
 #: §5) and how many of the stored integer's units make one point (scores are in half-points;
@@ -109,7 +110,30 @@ def summary(answer: Mapping[str, Any]) -> dict[str, Any]:
         "seed": answer.get("seed"),
         "next_seq": answer.get("next_seq"),
         "head": answer.get("head"),
+        "window": window(answer),
     }
+
+
+def window(answer: Mapping[str, Any]) -> str | None:
+    """What an ``auto`` tournament whose every round is played waits for before the server
+    finishes it (docs/tournaments.md §8), in words; None when it waits for nothing.
+
+    >>> window({"disputes_until": 1767225635558, "disputes": []}).split(". ")[0]
+    'Every round is played: waiting for disputes until 2026-01-01T00:00:35.558Z'
+    >>> window({"disputes_until": 1, "disputes": [{"dispute": 1, "ruling": None}]})[23:]
+    "waiting for the arbiter's ruling on dispute 1. The server finishes once it is ruled."
+    """
+    until = answer.get("disputes_until")
+    if not isinstance(until, int) or isinstance(until, bool):
+        return None
+    pending = [str(item.get("dispute")) for item in answer.get("disputes") or []
+               if isinstance(item, Mapping) and not item.get("ruling")]
+    if pending:
+        which, them = ("dispute", "it is") if len(pending) == 1 else ("disputes", "they are")
+        return (f"Every round is played: waiting for the arbiter's ruling on {which} "
+                f"{', '.join(pending)}. The server finishes once {them} ruled.")
+    return (f"Every round is played: waiting for disputes until {utc_time(until)}. The "
+            "server finishes the tournament then.")
 
 
 def points_words(points: Mapping[str, Any]) -> str:

@@ -66,3 +66,48 @@ def test_the_key_routes_are_in_the_openapi_document(client) -> None:
     assert {"200", "400", "404"} <= set(route["responses"])
     assert {p["name"] for p in route["parameters"]} == {"key_id", "limit", "cursor"}
     assert "/search" in document["paths"]
+
+
+def test_a_keys_tournaments_page_by_page_and_its_errors(ledger, client) -> None:
+    from ...tournament_play import registered
+
+    # tournament_play's players have fixed keys: bot 0 and bot 1 are in every cup, and
+    # bot 0 alone in the last one
+    now = [ledger.clock()]
+    ledger.clock = lambda: now[0]  # one ms apart, so newest first is one order
+
+    def cup(count: int, name: str):
+        now[0] += 1
+        return registered(ledger, count, name=name)
+
+    made = [cup(2, f"cup {number}")[0] for number in range(3)]
+    _, players = cup(1, "one more")
+    key = ledger.tournament(made[0]["id"])["players"][1]["player"]
+    first = client.get(f"/api/v1/keys/{key}/tournaments?limit=2")
+    assert first.status_code == 200
+    page = first.get_json()
+    assert [item["name"] for item in page["tournaments"]] == ["cup 2", "cup 1"]
+    assert page["tournaments"][0]["player"]["name"] == "bot 1"
+    rest = client.get(f"/api/v1/keys/{key}/tournaments",
+                      query_string={"cursor": page["next_cursor"]}).get_json()
+    assert [item["id"] for item in rest["tournaments"]] == [made[0]["id"]]
+    assert rest["next_cursor"] is None
+    by_public_key = client.get(f"/api/v1/keys/{players[0].key.public_text}/tournaments")
+    assert [item["name"] for item in by_public_key.get_json()["tournaments"]] == [
+        "one more", "cup 2", "cup 1", "cup 0"]
+    cases = [(f"/api/v1/keys/{key[:6]}/tournaments", "invalid-key-id"),
+             ("/api/v1/keys/xyz/tournaments", "invalid-key-id"),
+             (f"/api/v1/keys/{key}/tournaments?cursor=x", "invalid-cursor"),
+             (f"/api/v1/keys/{key}/tournaments?cursor={'9' * 23}:t-x", "invalid-cursor"),
+             (f"/api/v1/tournaments?cursor={'9' * 23}:t-x", "invalid-cursor"),
+             ("/api/v1/tournaments?cursor=²:t-x", "invalid-cursor"),
+             (f"/api/v1/keys/{key}/tournaments?limit=0", "invalid-query"),
+             (f"/api/v1/keys/{key}/tournaments?page=2", "invalid-query")]
+    for path, code in cases:
+        response = client.get(path)
+        assert response.status_code == 400, (path, response.get_json())
+        assert response.get_json()["error"]["code"] == code, path
+    document = client.get("/api/v1/openapi.json").get_json()
+    route = document["paths"]["/keys/{key_id}/tournaments"]["get"]
+    assert {"200", "400"} <= set(route["responses"])
+    assert {p["name"] for p in route["parameters"]} == {"key_id", "limit", "cursor"}

@@ -132,7 +132,9 @@ def test_every_tournament_route_is_in_the_openapi_document(client, app) -> None:
     document = client.get("/api/v1/openapi.json").get_json()
     validate(document)
     routes = {rule.rule.removeprefix("/api/v1").replace("<tournament_id>", "{tournament_id}")
+              .replace("<key>", "{key_id}")
               for rule in app.url_map.iter_rules() if "/tournaments" in rule.rule}
+    assert "/keys/{key_id}/tournaments" in routes
     assert routes and routes <= set(document["paths"])
     for path in routes:
         for operation in document["paths"][path].values():

@@ -80,3 +80,45 @@ def test_a_log_the_signer_refuses_is_shown_not_a_500(app: Any) -> None:
         assert response.status_code == 200
         assert "not consistent with the signed checkpoint of size 2" in response.get_data(
             as_text=True)
+
+
+def _rows(page: str) -> list[tuple[str, str, str, str]]:
+    """(kind, index, words, link) of each row of /log's newest leaves."""
+    return re.findall(r'<tr class="log-row" data-kind="([\w-]+)"><td>(\d+)</td><td>([^<]+)</td>'
+                      r'<td><a href="([^"]+)">', page)
+
+
+def test_a_tournaments_leaves_link_to_the_tournament_in_words(app: Any) -> None:
+    from ...tournament_play import play_round, registered
+
+    ledger = app.extensions["fairdeal.ledger"]
+    match_id = _finished(ledger)
+    created, players = registered(ledger, 2)
+    tid = created["id"]
+    ledger.start_tournament(tid, created["organiser_token"])
+    round_match = ledger.pair_next_round(tid, created["organiser_token"])["event"][
+        "pairings"][0]["match_id"]
+    play_round(ledger, tid, players)
+    ledger.finish_tournament(tid, created["organiser_token"])
+    rows = _rows(app.test_client().get("/log").get_data(as_text=True))
+    # newest first: the final, the round's match sealed, the round (logged in the transaction
+    # that created its match), the tournament created, then the match of before
+    assert rows == [
+        ("tournament-final", "6", "tournament final", f"/t/{tid}"),
+        ("seal", "5", "match sealed", f"/m/{round_match}"),
+        ("tournament-round", "4", "round 1 paired", f"/t/{tid}"),
+        ("genesis", "3", "match created", f"/m/{round_match}"),
+        ("tournament-created", "2", "tournament created", f"/t/{tid}"),
+        ("seal", "1", "match sealed", f"/m/{match_id}"),
+        ("genesis", "0", "match created", f"/m/{match_id}")]
+    assert f"/m/{tid}" not in app.test_client().get("/log").get_data(as_text=True)
+
+
+def test_a_round_leaf_names_its_own_round() -> None:
+    from fairdeal.verifier.logleaf import LogLeaf, tournament_leaf
+    from fairdeal.web.viewer.logpanel import leaf_line
+
+    leaf = LogLeaf.parse(tournament_leaf("tournament-round", "t-" + "ab" * 8, "cd" * 32, 3))
+    line = leaf_line(9, leaf)
+    assert (line.words, line.tournament_id, line.match_id) == (
+        "round 3 paired", "t-" + "ab" * 8, None)

@@ -359,3 +359,52 @@ def test_a_viewer_without_a_ledger_says_it_has_no_tournaments() -> None:
     for path in ("/t/", "/t/t-1", "/t/t-1/crosstable"):
         page = _html(client, path, 404)
         assert "No tournaments here" in page and "keeps no ledger" in page
+
+
+def test_the_key_page_finds_a_tournament_older_than_the_newest_fifty(app: Any) -> None:
+    """The ledger looks a key's tournaments up by its index (Ledger.key_tournaments), so an
+    old tournament is found however many came after it, with the key's rank and score."""
+    ledger = _ledger(app)
+    old, players = registered(ledger, 2, name="the old cup")
+    ledger.start_tournament(old["id"], old["organiser_token"])
+    ledger.pair_next_round(old["id"], old["organiser_token"])
+    winner = play_round(ledger, old["id"], players)[0]["seats"][0]
+    for number in range(50):
+        ledger.create_tournament(name=f"newer {number}", game="arcomage",
+                                 system="round-robin", arbiter_key=ARBITER.public_text)
+    page = _html(app.test_client(), f"/k/{winner}")
+    section = page[page.index('id="key-tournaments"'):page.index('id="matches-h"')]
+    row = re.search(rf'<tr data-tournament="{old["id"]}">(.*?)</tr>', section, re.S)
+    assert row, section
+    cells = re.findall(r"<td>([^<]*)</td>", row.group(1))
+    assert cells == ["running", "1", "1", "2"]  # status, rank, score in points, players
+    assert "newer" not in section
+
+
+def test_an_auto_tournament_in_its_dispute_window_says_until_when(app: Any) -> None:
+    from fairdeal.verifier.protocol import utc_time
+
+    ledger = _ledger(app)
+    now = [80_000_000]
+    ledger.clock = lambda: now[0]
+    created, players = registered(ledger, 2, name="auto cup", auto=True, seating_ms=20_000)
+    tid = created["id"]
+    ledger.start_tournament(tid, created["organiser_token"])
+    client = app.test_client()
+    assert 'id="tournament-window"' not in _html(client, f"/t/{tid}")  # round 1 in play
+    play_round(ledger, tid, players)
+    until = ledger.tournament(tid)["disputes_until"]
+    window = re.search(r'<p class="muted" id="tournament-window">([^<]+)</p>',
+                       _html(client, f"/t/{tid}"))
+    assert window and window.group(1) == (
+        f"Every round is played: waiting for disputes until {utc_time(until)}. The server "
+        "finishes the tournament then.")
+    pairing = ledger.tournament(tid)["rounds"][0]["pairings"][0]
+    loser = next(p for p in players if p.player == pairing["seats"][1])
+    _dispute(app, tid, loser, pairing["match_id"], 1)
+    now[0] = until + 1
+    window = re.search(r'id="tournament-window">([^<]+)<', _html(client, f"/t/{tid}"))
+    assert window and "waiting for the arbiter&#39;s ruling on dispute 1" in window.group(1)
+    _rule(app, tid, ARBITER, 1)
+    page = _html(client, f"/t/{tid}")
+    assert 'id="tournament-window"' not in page and "✓ every check passed" in page
