@@ -211,15 +211,19 @@ def _weights(group: list[str], swiss: _Swiss, strict: bool) -> list[tuple[int, i
     spread = (max(points) - min(points)) ** 2
     pairs = size // 2 + 1  # more than a matching's edges
     levels = (1 << 64, size + 1, 4, spread + 1)  # the ranges of tie, order, seat, score
+    # the seat each wants absolutely (-1: none): a pair denies an absolute wish exactly when
+    # both want the same seat absolutely, refused here before the dearer checks
+    absolute = [swiss.wishes[player].seat if swiss.wishes[player].strength == _ABSOLUTE
+                else -1 for player in group] if strict else [-1] * size
     edges = []
     for i, first in enumerate(group):
         for j in range(i + 1, size):
+            if absolute[i] >= 0 and absolute[i] == absolute[j]:
+                continue
             second = group[j]
             if frozenset((first, second)) in swiss.met:
                 continue
             _, denied = _assign_seats(first, second, swiss.wishes, swiss.number)
-            if strict and denied == _ABSOLUTE:
-                continue
             terms = (swiss.tie(first, second), size - abs(j - i - size // 2), 3 - denied,
                      spread - (points[i] - points[j]) ** 2)
             weight, scale = 0, 1
