@@ -288,11 +288,12 @@ def _floated_up(pairs: list[tuple[str, str]], left: list[str],
     """Stage 2a, when stage 1 left players unpaired (typically a bottom bracket whose players
     all want the same seat absolutely, as when one seat wins most games): partners float up to
     them, a few at a time, so no matching spans the field. The unpaired, in rank order, are
-    taken CHUNK at a time, with those the try before left unpaired; each try undoes as many
-    of the last pairs not undone yet as half the players it has to pair (rounded up: enough
-    partners if all fit) and matches their players with these as one group (stage 1's
-    weights, absolute wishes refused). None when players are still unpaired once every pair
-    was undone: stage 2b (``_repaired``) then decides."""
+    taken CHUNK at a time, with those the try before left unpaired; each try undoes the last k
+    pairs not undone yet and matches their players with these as one group (stage 1's
+    weights, absolute wishes refused), k starting at half the players it has to pair (rounded
+    up: enough partners if all fit) and doubling while someone is left unpaired, k < CHUNK
+    and pairs remain. Who is still unpaired joins the next try. None when players are still
+    unpaired once every pair was undone: stage 2b (``_repaired``) then decides."""
     kept = list(pairs)
     made: list[tuple[str, str]] = []
     waiting = list(left)
@@ -302,11 +303,16 @@ def _floated_up(pairs: list[tuple[str, str]], left: list[str],
             return None
         needing = carried + waiting[:CHUNK]
         waiting = waiting[CHUNK:]
-        cut = max(len(kept) - (len(needing) + 1) // 2, 0)
-        undone, kept = kept[cut:], kept[:cut]
-        freed = (player for pair in undone for player in pair)
-        group = sorted({*needing, *freed}, key=swiss.rank.__getitem__)
-        got, carried = _match(group, swiss, strict=True)
+        undone = (len(needing) + 1) // 2
+        while True:
+            cut = max(len(kept) - undone, 0)
+            freed = (player for pair in kept[cut:] for player in pair)
+            group = sorted({*needing, *freed}, key=swiss.rank.__getitem__)
+            got, carried = _match(group, swiss, strict=True)
+            if not carried or not cut or undone >= CHUNK:
+                break
+            undone *= 2
+        kept = kept[:cut]
         made.extend(got)
     return kept + made
 
@@ -408,10 +414,11 @@ def pair_swiss(field: Field, number: int, history: History, points: Points) -> R
        bracket (where they are cut into its chunks, not all added to its first).
     6. Stage 2, when players are left after the last bracket. 2a (``_floated_up``): partners
        float up to them — the unpaired, in rank order, are taken 8 at a time with those the try
-       before left unpaired, and each try undoes as many of the last pairs not yet undone as
-       half the players it has to pair (rounded up) and matches their players with these in
-       one matching (stage 1's weights, absolute wishes refused); it succeeds when no one is
-       left unpaired before the pairs run out. Else 2b
+       before left unpaired, and each try undoes the last k pairs not yet undone and matches
+       their players with these in one matching (stage 1's weights, absolute wishes refused),
+       k starting at half the players it has to pair (rounded up) and doubling while someone
+       is left unpaired, k < 8 and pairs remain; who is still unpaired joins the next try. It
+       succeeds when no one is left unpaired before the pairs run out. Else 2b
        (``_repaired``), from stage 1's pairs: the lowest k pairs re-paired with the unpaired
        in one matching, doubling k up to the whole field, refusing pairs that deny an absolute
        wish; if even the whole field cannot be paired so, again from k = 1 with such pairs
