@@ -319,10 +319,10 @@ def _floated_up(pairs: list[tuple[str, str]], left: list[str],
 
 def _repaired(pairs: list[tuple[str, str]], left: list[str], swiss: _Swiss,
               strict: bool) -> list[tuple[str, str]] | None:
-    """Stage 2b, when stage 2a could not pair everyone: undo the last k pairs it made (k = 1, 2,
-    4, …; the lowest brackets') and match their players with the unpaired ones as one group,
-    until everyone is paired; the last try is the whole field. None when even that leaves
-    someone unpaired."""
+    """Stage 2b, when stage 2a could not pair everyone: undo the last k pairs stage 1 made
+    (k = 1, 2, 4, …; the lowest brackets') and match their players with the unpaired ones as
+    one group, until everyone is paired; the last try is the whole field. None when even that
+    leaves someone unpaired."""
     undone = 1
     while True:
         kept = pairs[:max(len(pairs) - undone, 0)]
