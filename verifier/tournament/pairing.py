@@ -211,15 +211,19 @@ def _weights(group: list[str], swiss: _Swiss, strict: bool) -> list[tuple[int, i
     spread = (max(points) - min(points)) ** 2
     pairs = size // 2 + 1  # more than a matching's edges
     levels = (1 << 64, size + 1, 4, spread + 1)  # the ranges of tie, order, seat, score
+    # the seat each wants absolutely (-1: none): a pair denies an absolute wish exactly when
+    # both want the same seat absolutely, refused here before the dearer checks
+    absolute = [swiss.wishes[player].seat if swiss.wishes[player].strength == _ABSOLUTE
+                else -1 for player in group] if strict else [-1] * size
     edges = []
     for i, first in enumerate(group):
         for j in range(i + 1, size):
+            if absolute[i] >= 0 and absolute[i] == absolute[j]:
+                continue
             second = group[j]
             if frozenset((first, second)) in swiss.met:
                 continue
             _, denied = _assign_seats(first, second, swiss.wishes, swiss.number)
-            if strict and denied == _ABSOLUTE:
-                continue
             terms = (swiss.tie(first, second), size - abs(j - i - size // 2), 3 - denied,
                      spread - (points[i] - points[j]) ** 2)
             weight, scale = 0, 1
@@ -260,14 +264,18 @@ def _chunks(group: list[str]) -> list[list[str]]:
 
 def _by_brackets(players: list[str], swiss: _Swiss) -> tuple[list[tuple[str, str]], list[str]]:
     """Stage 1: score brackets top-down, each with the players floated into it, chunk by
-    chunk; who is left of a chunk joins the next chunk, or floats to the next bracket."""
+    chunk; who is left of a chunk joins the next chunk, or floats to the next bracket. The
+    floaters are cut into the chunks with the bracket (they head its S1), not all added to
+    its first chunk: a whole bracket floating down (say, everyone in it wants seat 1
+    absolutely) then meets the next bracket 8 by 8, not as one matching of hundreds."""
     pairs: list[tuple[str, str]] = []
     carried: list[str] = []
     brackets: dict[int, list[str]] = {}
     for player in players:
         brackets.setdefault(swiss.score[player], []).append(player)
     for bracket in brackets.values():  # in rank order, so best score first
-        for chunk in _chunks(carried + bracket):
+        floated, carried = carried, []
+        for chunk in _chunks(floated + bracket):
             # the chunk's leftovers join the next chunk; the last chunk's float down
             members = sorted({*carried, *chunk}, key=swiss.rank.__getitem__)
             got, carried = _match(members, swiss, strict=True)
@@ -275,12 +283,46 @@ def _by_brackets(players: list[str], swiss: _Swiss) -> tuple[list[tuple[str, str
     return pairs, carried
 
 
+def _floated_up(pairs: list[tuple[str, str]], left: list[str],
+                swiss: _Swiss) -> list[tuple[str, str]] | None:
+    """Stage 2a, when stage 1 left players unpaired (typically a bottom bracket whose players
+    all want the same seat absolutely, as when one seat wins most games): partners float up to
+    them, a few at a time, so no matching spans the field. The unpaired, in rank order, are
+    taken CHUNK at a time, with those the try before left unpaired; each try undoes the last k
+    pairs not undone yet and matches their players with these as one group (stage 1's
+    weights, absolute wishes refused), k starting at half the players it has to pair (rounded
+    up: enough partners if all fit) and doubling while someone is left unpaired, k < CHUNK
+    and pairs remain. Who is still unpaired joins the next try. None when players are still
+    unpaired once every pair was undone: stage 2b (``_repaired``) then decides."""
+    kept = list(pairs)
+    made: list[tuple[str, str]] = []
+    waiting = list(left)
+    carried: list[str] = []
+    while waiting or carried:
+        if not kept:
+            return None
+        needing = carried + waiting[:CHUNK]
+        waiting = waiting[CHUNK:]
+        undone = (len(needing) + 1) // 2
+        while True:
+            cut = max(len(kept) - undone, 0)
+            freed = (player for pair in kept[cut:] for player in pair)
+            group = sorted({*needing, *freed}, key=swiss.rank.__getitem__)
+            got, carried = _match(group, swiss, strict=True)
+            if not carried or not cut or undone >= CHUNK:
+                break
+            undone *= 2
+        kept = kept[:cut]
+        made.extend(got)
+    return kept + made
+
+
 def _repaired(pairs: list[tuple[str, str]], left: list[str], swiss: _Swiss,
               strict: bool) -> list[tuple[str, str]] | None:
-    """Stage 2, when stage 1 left players unpaired: undo the last k pairs it made (k = 1, 2,
-    4, …; the lowest brackets') and match their players with the unpaired ones as one group,
-    until everyone is paired; the last try is the whole field. None when even that leaves
-    someone unpaired."""
+    """Stage 2b, when stage 2a could not pair everyone: undo the last k pairs stage 1 made
+    (k = 1, 2, 4, …; the lowest brackets') and match their players with the unpaired ones as
+    one group, until everyone is paired; the last try is the whole field. None when even that
+    leaves someone unpaired."""
     undone = 1
     while True:
         kept = pairs[:max(len(pairs) - undone, 0)]
@@ -295,14 +337,14 @@ def _repaired(pairs: list[tuple[str, str]], left: list[str], swiss: _Swiss,
 
 
 def _pair_without(players: list[str], swiss: _Swiss) -> list[tuple[str, str]] | None:
-    """Stages 1 and 2 for the players but the bye; stage 2 first refuses pairs that deny an
+    """Stages 1 and 2 for the players but the bye; stage 2b first refuses pairs that deny an
     absolute seat wish, as stage 1 does, and only when no such pairing of the whole field
     exists weighs them instead."""
     pairs, left = _by_brackets(players, swiss)
     if not left:
         return pairs
-    return _repaired(pairs, left, swiss, strict=True) or _repaired(pairs, left, swiss,
-                                                                    strict=False)
+    return (_floated_up(pairs, left, swiss) or _repaired(pairs, left, swiss, strict=True)
+            or _repaired(pairs, left, swiss, strict=False))
 
 
 def _history_before(history: History, number: int) -> History:
@@ -363,19 +405,26 @@ def pair_swiss(field: Field, number: int, history: History, points: Points) -> R
     5. Stage 1, brackets: the players in rank order are cut into score brackets; from the top,
        a bracket together with the players floated into it (they rank above it) is cut into
        chunks (``_chunks``: the k-th 8 of its top half S1 with the k-th 8 of its bottom half
-       S2) and each chunk, with the players left over from the chunk before, is paired by one
-       maximum-weight matching of maximum cardinality (``_weights`` defines the weights: the
-       highest-ranked paired first, then the smallest squared score differences, then the seat
-       wishes, then S1 against S2, then a 64-bit tie term from the lots). Rematches are no
-       edges, nor pairs that would deny an absolute seat wish. The players left unpaired
-       float: into the next chunk, or the next bracket.
-    6. Stage 2, when players are left after the last bracket: ``_repaired`` re-pairs the
-       lowest k pairs with them in one matching, doubling k up to the whole field, refusing
-       pairs that deny an absolute wish; if even the whole field cannot be paired so, again
-       from k = 1 with such pairs weighed (the seat level) instead of refused. Whenever a
-       pairing of the players without rematches exists, that last whole-field matching finds
-       one (it is of maximum cardinality), so the procedure ends, and pairs everyone whenever
-       that is possible.
+       S2; the floaters are among them, heading S1) and each chunk, with the players the
+       bracket's chunk before left over, is paired by one maximum-weight matching of maximum
+       cardinality (``_weights`` defines the weights: the highest-ranked paired first, then the
+       smallest squared score differences, then the seat wishes, then S1 against S2, then a
+       64-bit tie term from the lots). Rematches are no edges, nor pairs that would deny an
+       absolute seat wish. The players left unpaired float: into the next chunk, or the next
+       bracket (where they are cut into its chunks, not all added to its first).
+    6. Stage 2, when players are left after the last bracket. 2a (``_floated_up``): partners
+       float up to them — the unpaired, in rank order, are taken 8 at a time with those the try
+       before left unpaired, and each try undoes the last k pairs not yet undone and matches
+       their players with these in one matching (stage 1's weights, absolute wishes refused),
+       k starting at half the players it has to pair (rounded up) and doubling while someone
+       is left unpaired, k < 8 and pairs remain; who is still unpaired joins the next try. It
+       succeeds when no one is left unpaired before the pairs run out. Else 2b
+       (``_repaired``), from stage 1's pairs: the lowest k pairs re-paired with the unpaired
+       in one matching, doubling k up to the whole field, refusing pairs that deny an absolute
+       wish; if even the whole field cannot be paired so, again from k = 1 with such pairs
+       weighed (the seat level) instead of refused. Whenever a pairing of the players without
+       rematches exists, that last whole-field matching finds one (it is of maximum
+       cardinality), so the procedure ends, and pairs everyone whenever that is possible.
     7. Tables: the pairs ordered by their higher-ranked player's rank, numbered from 1; the
        seats as in step 3.
 

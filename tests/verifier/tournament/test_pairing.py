@@ -17,6 +17,9 @@ from fairdeal.verifier.tournament.model import Field, History, Outcome, Pairing,
 from fairdeal.verifier.tournament.pairing import (
     CHUNK,
     PairingImpossible,
+    _by_brackets,
+    _floated_up,
+    _swiss_state,
     berger_table,
     check_rounds,
     lot_order,
@@ -144,9 +147,11 @@ def _pairs(paired: Round) -> set[frozenset[str]]:
     return {frozenset(pairing.seats) for pairing in paired.pairings}
 
 
-def _outcomes(paired: Round, rng: random.Random, draws: bool = True) -> list[Outcome]:
-    """Random results for a round: seat 0 wins, seat 1 wins or (with ``draws``) a draw."""
-    choices = [0, 1, None] if draws else [0, 1]
+def _outcomes(paired: Round, rng: random.Random, draws: bool = True,
+              seat_wins: bool = False) -> list[Outcome]:
+    """Random results for a round: seat 0 wins, seat 1 wins or (with ``draws``) a draw; with
+    ``seat_wins`` seat 0 always wins (as make.py's arcomage bots do)."""
+    choices = [0] if seat_wins else [0, 1, None] if draws else [0, 1]
     found = []
     for pairing in paired.pairings:
         pick = rng.choice(choices)
@@ -309,6 +314,33 @@ def test_stage_two_repairs_an_unpairable_bottom_bracket() -> None:
     assert not _pairs(three) & (_pairs(one) | _pairs(two))
 
 
+def test_partners_float_up_to_a_bottom_bracket_that_wants_one_seat() -> None:
+    """Seat 0 always wins (make.py's bots): by round 3 the losers' bracket all had seat 1
+    twice, so wants seat 0 absolutely and cannot pair within itself. Stage 1 leaves it
+    unpaired; stage 2a floats partners up to it a few at a time and pairs everyone, with no
+    absolute wish denied and no rematch — the round pair_swiss gives."""
+    field = _field(64, "seat")
+    history = History()
+    for number in (1, 2):
+        paired = pair_swiss(field, number, history, Points())
+        outcomes = tuple(Outcome(number, p.seats, p.seats[0]) for p in paired.pairings)
+        history = History((*history.rounds, paired), (*history.outcomes, *outcomes))
+    swiss, ranked, _ = _swiss_state(field, 3, history, Points())
+    pairs, left = _by_brackets(ranked, swiss)
+    assert len(left) >= 2 * CHUNK  # a whole bracket, more than one try's worth
+    assert {(swiss.wishes[player].seat, swiss.wishes[player].strength) for player in left} == {
+        (0, 3)}  # seat 0, absolutely
+    floated = _floated_up(pairs, left, swiss)
+    assert floated is not None
+    three = pair_swiss(field, 3, history, Points())
+    assert _pairs(three) == {frozenset(pair) for pair in floated}
+    assert len(three.pairings) == 32
+    assert not _pairs(three) & {pair for paired in history.rounds for pair in _pairs(paired)}
+    wishes = [[swiss.wishes[player] for player in p.seats] for p in three.pairings]
+    assert all(wish.seat == seat for pair in wishes for seat, wish in enumerate(pair)
+               if wish.strength == 3)  # every absolute wish granted
+
+
 def test_the_same_input_in_another_order_pairs_the_same() -> None:
     field = _field(21)
     rng = random.Random(5)
@@ -367,23 +399,23 @@ def _clashing(players: list[str], seats: dict[str, list[int]]) -> set[frozenset[
 
 
 @st.composite
-def _tournaments(draw: st.DrawFn) -> tuple[int, int, int, bool]:
+def _tournaments(draw: st.DrawFn) -> tuple[int, int, int, bool, bool]:
     count = draw(st.integers(2, 60))
     rounds = draw(st.integers(1, min(count - 1, 12)))
-    return count, rounds, draw(st.integers(0, 2**32)), draw(st.booleans())
+    return count, rounds, draw(st.integers(0, 2**32)), draw(st.booleans()), draw(st.booleans())
 
 
 @settings(max_examples=60, deadline=None)
 @given(_tournaments())
-def test_swiss_properties(tournament: tuple[int, int, int, bool]) -> None:
-    """Over random fields, results and withdrawals, every round: each active player is paired
-    once or has the bye, no withdrawn player is; no rematch; one bye a player at most, and only
-    in an odd field; the same input in another order pairs the same; PairingImpossible only
-    when an independent matching finds no pairing either; two players who both must have the
-    same seat (an absolute wish) paired only when an independent matching finds no pairing
-    without such a pair, and until then seats never more than 2 apart, nor the same three
-    times running."""
-    count, rounds, seed, withdrawals = tournament
+def test_swiss_properties(tournament: tuple[int, int, int, bool, bool]) -> None:
+    """Over random fields, results (or seat 0 always winning) and withdrawals, every round:
+    each active player is paired once or has the bye, no withdrawn player is; no rematch; one
+    bye a player at most, and only in an odd field; the same input in another order pairs the
+    same; PairingImpossible only when an independent matching finds no pairing either; two
+    players who both must have the same seat (an absolute wish) paired only when an
+    independent matching finds no pairing without such a pair, and until then seats never
+    more than 2 apart, nor the same three times running."""
+    count, rounds, seed, withdrawals, seat_wins = tournament
     rng = random.Random(seed)
     field = _field(count, str(seed))
     history = History()
@@ -425,7 +457,8 @@ def test_swiss_properties(tournament: tuple[int, int, int, bool]) -> None:
         if withdrawals and rng.random() < 0.3 and len(active) > 2:
             withdrawn[rng.choice(active)] = number + 1
         history = History((*history.rounds, paired),
-                          (*history.outcomes, *_outcomes(paired, rng)), withdrawn)
+                          (*history.outcomes, *_outcomes(paired, rng, seat_wins=seat_wins)),
+                          withdrawn)
 
 
 @settings(max_examples=40, deadline=None)
