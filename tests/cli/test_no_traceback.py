@@ -26,7 +26,11 @@ NO_SERVER = "http://127.0.0.1:9"
 
 def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> Iterator[
         tuple[tuple[str, ...], click.Command]]:
-    for name, command in sorted(group.commands.items()):
+    # through the group's own lookup: the command modules are imported on first use
+    context = click.Context(group)
+    for name in sorted(group.list_commands(context)):
+        command = group.get_command(context, name)
+        assert command is not None, name
         if isinstance(command, click.Group):
             yield from _commands(command, (*prefix, name))
         else:
