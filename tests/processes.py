@@ -1,21 +1,53 @@
 """What the tests that run `fairdeal` as a process share: the command, a free local port, a
-`fairdeal serve` process to start, SIGKILL and stop, and the command lines of the production
+`fairdeal serve` process to start, SIGKILL and stop, the database it is given (the data
+folder's SQLite file or a fresh PostgreSQL schema), and the command lines of the production
 WSGI servers fairdeal is run under (gunicorn, granian)."""
 
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 #: the installed `fairdeal` command of this environment
 FAIRDEAL = str(Path(sys.executable).parent / "fairdeal")
 #: the production servers, as docs/ledger.md runs them (both in the test extra)
 WSGI_SERVERS = ("gunicorn", "granian")
+PG_ENV = "FAIRDEAL_TEST_POSTGRES_URL"
+
+
+@contextmanager
+def fresh_database(backend: str) -> Iterator[str | None]:
+    """None for the data folder's SQLite file (``backend`` "sqlite"), or the URL of a fresh
+    PostgreSQL schema, dropped afterwards (skips without FAIRDEAL_TEST_POSTGRES_URL)."""
+    if backend == "sqlite":
+        yield None
+        return
+    base = os.environ.get(PG_ENV)
+    if not base:
+        pytest.skip(f"PostgreSQL tests need a server: set {PG_ENV}, e.g. "
+                    "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    from sqlalchemy import create_engine, text
+
+    from fairdeal.ledger.store import open_engine
+
+    schema = "t_" + secrets.token_hex(6)
+    open_engine(base, pg_schema=schema).dispose()
+    try:
+        yield base + ("&" if "?" in base else "?") + f"options=-csearch_path%3D{schema}"
+    finally:
+        admin = create_engine(base)
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        admin.dispose()
 
 
 def wsgi_server_command(server: str, port: int, workers: int = 2, threads: int = 4) -> list[str]:

@@ -6,9 +6,7 @@ SQLite file and on PostgreSQL."""
 
 from __future__ import annotations
 
-import os
 import random
-import secrets
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,7 +30,7 @@ from fairdeal.client.tournaments import (
 from fairdeal.verifier.keys import SigningKey, parse_public_key, verify_signature
 from fairdeal.verifier.tournament.primitives import event_hash, signed_message
 
-from ..processes import ServeProcess
+from ..processes import ServeProcess, fresh_database
 
 ARBITER = SigningKey.from_seed(b"\x07" * 32)
 
@@ -42,28 +40,11 @@ ARBITER = SigningKey.from_seed(b"\x07" * 32)
 def server(request: pytest.FixtureRequest,
            tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
     """A `fairdeal serve` process on a SQLite file, or on PostgreSQL (a fresh schema)."""
-    url = schema = None
-    if request.param == "postgresql":
-        base = os.environ.get("FAIRDEAL_TEST_POSTGRES_URL")
-        if not base:
-            pytest.skip("PostgreSQL tests need a server: set FAIRDEAL_TEST_POSTGRES_URL, e.g. "
-                        "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-        from fairdeal.ledger.store import open_engine
-
-        schema = "t_" + secrets.token_hex(6)
-        open_engine(base, pg_schema=schema).dispose()
-        url = base + ("&" if "?" in base else "?") + f"options=-csearch_path%3D{schema}"
-    process = ServeProcess(tmp_path_factory.mktemp("data"), url)
-    process.start()
-    yield process
-    process.stop()
-    if schema is not None:
-        from sqlalchemy import create_engine, text
-
-        admin = create_engine(os.environ["FAIRDEAL_TEST_POSTGRES_URL"])
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-        admin.dispose()
+    with fresh_database(request.param) as url:
+        process = ServeProcess(tmp_path_factory.mktemp("data"), url)
+        process.start()
+        yield process
+        process.stop()
 
 
 def _create(client: TournamentClient, **fields: object) -> dict[str, object]:

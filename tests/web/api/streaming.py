@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import random
-import secrets
 import socket
 import threading
 from collections.abc import Iterator, Mapping
@@ -17,44 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from fairdeal.client import ApiClient, play_match
 
-from ...processes import ServeProcess
-
-PG_ENV = "FAIRDEAL_TEST_POSTGRES_URL"
-
-
-@contextmanager
-def database(backend: str) -> Iterator[str | None]:
-    """None for the data folder's SQLite file, or the URL of a fresh PostgreSQL schema."""
-    if backend == "sqlite":
-        yield None
-        return
-    base = os.environ.get(PG_ENV)
-    if not base:
-        pytest.skip(f"PostgreSQL tests need a server: set {PG_ENV}")
-    from sqlalchemy import create_engine, text
-
-    from fairdeal.ledger.store import open_engine
-
-    schema = "t_" + secrets.token_hex(6)
-    open_engine(base, pg_schema=schema).dispose()
-    try:
-        yield base + ("&" if "?" in base else "?") + f"options=-csearch_path%3D{schema}"
-    finally:
-        admin = create_engine(base)
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-        admin.dispose()
+from ...processes import ServeProcess, fresh_database
 
 
 @contextmanager
 def served(tmp_path: Path, backend: str = "sqlite",
            env: Mapping[str, str] | None = None) -> Iterator[ServeProcess]:
     """`fairdeal serve` on ``backend`` with the stream settings ``env``."""
-    with database(backend) as url:
+    with fresh_database(backend) as url:
         server = ServeProcess(tmp_path, url, env=env)
         server.start()
         try:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import os
-import secrets
 import subprocess
 import threading
 import time
@@ -22,29 +21,14 @@ from fairdeal.verifier.logleaf import LogLeaf
 from fairdeal.verifier.merkle import MemoryTree, verify_consistency
 from fairdeal.verifier.note import VerifierKey, verify_note
 
-from ...processes import FAIRDEAL, WSGI_SERVERS, free_port, wsgi_server_command
+from ...processes import FAIRDEAL, WSGI_SERVERS, free_port, fresh_database, wsgi_server_command
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str | None]:
     """None for the data folder's SQLite file, else a PostgreSQL URL on a fresh schema."""
-    if request.param == "sqlite":
-        yield None
-        return
-    base = os.environ.get("FAIRDEAL_TEST_POSTGRES_URL")
-    if not base:
-        pytest.skip("PostgreSQL tests need a server: set FAIRDEAL_TEST_POSTGRES_URL")
-    from sqlalchemy import create_engine, text
-
-    from fairdeal.ledger.store import open_engine
-
-    schema = "t_" + secrets.token_hex(6)
-    open_engine(base, pg_schema=schema).dispose()
-    yield base + ("&" if "?" in base else "?") + f"options=-csearch_path%3D{schema}"
-    admin = create_engine(base)
-    with admin.begin() as conn:
-        conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-    admin.dispose()
+    with fresh_database(request.param) as url:
+        yield url
 
 
 @pytest.mark.parametrize("server", WSGI_SERVERS)

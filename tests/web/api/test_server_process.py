@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import secrets
 import subprocess
 import sys
 import threading
@@ -19,35 +18,17 @@ import pytest
 
 from fairdeal.client import ApiClient, ApiError
 
-from ...processes import FAIRDEAL, ServeProcess, free_port
+from ...processes import FAIRDEAL, ServeProcess, free_port, fresh_database
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def server(request: pytest.FixtureRequest, tmp_path: Path):
     """A `fairdeal serve` process on a SQLite file, or on PostgreSQL (a fresh schema)."""
-    url = None
-    schema = None
-    if request.param == "postgresql":
-        base = os.environ.get("FAIRDEAL_TEST_POSTGRES_URL")
-        if not base:
-            pytest.skip("PostgreSQL tests need a server: set FAIRDEAL_TEST_POSTGRES_URL, e.g. "
-                        "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-        from fairdeal.ledger.store import open_engine
-
-        schema = "t_" + secrets.token_hex(6)
-        open_engine(base, pg_schema=schema).dispose()
-        url = base + ("&" if "?" in base else "?") + f"options=-csearch_path%3D{schema}"
-    server = ServeProcess(tmp_path, url)
-    server.start()
-    yield server
-    server.stop()
-    if schema is not None:
-        from sqlalchemy import create_engine, text
-
-        admin = create_engine(os.environ["FAIRDEAL_TEST_POSTGRES_URL"])
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-        admin.dispose()
+    with fresh_database(request.param) as url:
+        server = ServeProcess(tmp_path, url)
+        server.start()
+        yield server
+        server.stop()
 
 
 def _retrying(client: ApiClient, method: str, path: str, body: Any = None,
