@@ -4,12 +4,14 @@ filters, the ledger as the source (with its created-but-never-sealed counts)."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from fairdeal.cli.main import cli
+from fairdeal.ledger import creating
 from fairdeal.ledger.service import Ledger
 
 from ..audit.conftest import resigned_bundles
@@ -71,7 +73,11 @@ def test_usage_errors_exit_2(folder: Path) -> None:
                 ).exit_code == 2
 
 
-def test_the_ledger_is_audited_page_by_page_with_unsealed_counts(tmp_path: Path) -> None:
+def test_the_ledger_is_audited_page_by_page_with_unsealed_counts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the server's seeds from a fixed source: the verdicts (exit 0 below) are reproducible, not
+    # a family-wise 1% false alarm on every run (which CI once drew: seed-runs at p < 0.01)
+    monkeypatch.setattr(creating.secrets, "token_bytes", random.Random(1052).randbytes)
     ledger = Ledger.open(tmp_path)
     for _, data in resigned_bundles("arcomage", 25, seed=52, players=("ann", "bob")):
         ledger.import_bundle(data)
@@ -95,6 +101,7 @@ def test_the_ledger_is_audited_page_by_page_with_unsealed_counts(tmp_path: Path)
     assert report["players"]["ann"]["unsealed"] == 3
     unsealed = next(test for test in report["tests"] if test["name"] == "unsealed")
     assert unsealed["verdict"] == "PASS"  # both players have the same rate
+    assert all(test["verdict"] != "FAIL" for test in report["tests"])
     assert result.exit_code == 0
 
 
