@@ -201,3 +201,20 @@ def test_a_key_that_signs_many_events_gets_the_same_verdicts_from_its_table() ->
             verdicts[verdict] += 1
     assert public in ed25519._key_tables and mixed in ed25519._key_tables
     assert verdicts[True] > 60 and verdicts[False] > 60
+
+
+def test_the_tables_signed_digits_give_the_plain_multiples() -> None:
+    """[scalar] P from a table (6-bit signed digits, each from 32 up carried into the next
+    window) equals the plain double-and-add's, for scalars whose digits all carry, all sit at
+    the edge of a digit's range, and at random, up to 2^256 - 1."""
+    rng = random.Random(6)
+    point = ed25519._times(rng.randrange(1, L), ed25519._times_base(1))
+    table = ed25519._window_table(point)
+    every_digit = [sum(digit << (6 * window) for window in range(42)) for digit in (31, 32, 63)]
+    scalars = [0, 1, 31, 32, 33, 63, 64, L - 1, L, 2**253 - 1, 2**255, 2**256 - 1, *every_digit,
+               *(rng.randrange(2**256) for _ in range(40))]
+    for scalar in scalars:
+        expected = encode_point(ed25519._times(scalar, point))
+        assert encode_point(ed25519._times_table(scalar, table)) == expected, scalar
+        base = encode_point(ed25519._times(scalar, ed25519._times_base(1)))
+        assert encode_point(ed25519._times_base(scalar)) == base, scalar
