@@ -112,6 +112,7 @@ class BrokenPlugin:
 
 _plugins: dict[str, GamePlugin] = {}
 _broken: dict[str, BrokenPlugin] = {}
+_targets: dict[str, str] = {}
 _loaded = False
 
 
@@ -136,15 +137,32 @@ def _load(name: str, target: str) -> GamePlugin:
     return value
 
 
+def _entry_point_targets() -> dict[str, str]:
+    """The entry points, read once per process (reading them walks every installed package)."""
+    if not _targets:
+        _targets.update(_entry_points())
+    return _targets
+
+
+def _load_one(name: str, target: str) -> None:
+    """Load one entry point into the registry, or name it as broken."""
+    try:
+        _plugins[name] = _load(name, target)
+    except Exception as e:  # a broken third-party package must not take fairdeal down
+        _broken[name] = BrokenPlugin(name, target, f"{type(e).__name__}: {e}")
+
+
 def _discover() -> None:
+    """Load every entry point (those loaded already stay), the registry in name order."""
     global _loaded
     if _loaded:
         return
-    for name, target in _entry_points().items():
-        try:
-            _plugins[name] = _load(name, target)
-        except Exception as e:  # a broken third-party package must not take fairdeal down
-            _broken[name] = BrokenPlugin(name, target, f"{type(e).__name__}: {e}")
+    for name, target in _entry_point_targets().items():
+        if name not in _plugins and name not in _broken:
+            _load_one(name, target)
+    ordered = {name: _plugins[name] for name in sorted(_plugins)}
+    _plugins.clear()
+    _plugins.update(ordered)
     _loaded = True
 
 
@@ -162,8 +180,16 @@ def broken_plugins() -> tuple[BrokenPlugin, ...]:
 
 def get_plugin(name: str) -> GamePlugin:
     """The plug-in registered as ``name``; raise UnknownGame listing the known ones (or
-    saying why the one of that name failed to load)."""
-    _discover()
+    saying why the one of that name failed to load).
+
+    Only that game's entry point is loaded (a match is of one game: verifying it imports no
+    other game's rules, which the browser would compile for nothing); every one is loaded only
+    to name the known games to a name that has none."""
+    target = _entry_point_targets().get(name)
+    if target is not None and name not in _plugins and name not in _broken:
+        _load_one(name, target)
+    if target is None:
+        _discover()
     plugin = _plugins.get(name)
     if plugin is None:
         broken = _broken.get(name)

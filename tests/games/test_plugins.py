@@ -4,6 +4,7 @@ in")."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -84,6 +85,31 @@ def test_the_built_in_games_register_through_the_entry_point_group() -> None:
     assert registry.GAME_NAMES == game_names()
     assert broken_plugins() == ()
     assert [plugin.name for plugin in plugins()] == list(game_names())
+
+
+_IMPORTED_GAMES = """
+import json, sys
+from importlib.metadata import entry_points
+from pathlib import Path
+from fairdeal.verifier.verify import verify_bytes
+report = verify_bytes(Path(sys.argv[1]).read_bytes())
+modules = {point.name: point.value.partition(":")[0]
+           for point in entry_points(group="fairdeal.games")}
+imported = sorted(name for name, module in modules.items() if module in sys.modules)
+from fairdeal.games import game_names
+print(json.dumps([report.ok, imported, list(game_names()) == sorted(game_names())]))
+"""
+
+
+@pytest.mark.parametrize("game", ["arcomage", "toybattle", "wyrdstone"])
+def test_verifying_a_match_imports_only_its_own_game(game: str) -> None:
+    # the browser compiles every module imported: a match of one game loads no other game's
+    # rules; listing the games afterwards loads the rest, in name order
+    bundle = sorted((ROOT / "fixtures/bundles/honest").glob(f"{game}-*.json"))[0]
+    done = subprocess.run([sys.executable, "-c", _IMPORTED_GAMES, str(bundle)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [True, [game], True]
 
 
 def test_without_package_metadata_the_built_in_games_are_still_found(
