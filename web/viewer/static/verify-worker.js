@@ -113,6 +113,12 @@ function boot() {
       var customize = bytecodeUrl ? fetch(bytecodeUrl, { credentials: "same-origin" })
         .then(function (response) { return response.ok ? response.text() : null; })
         .catch(function () { return null; }) : Promise.resolve(null);
+      // fairdeal's zip too: it is unpacked as soon as Python runs
+      var packages = fetch(packagesUrl, { credentials: "same-origin" }).then(function (response) {
+        if (!response.ok) throw new Error("fairdeal's packages: HTTP " + response.status);
+        return response.arrayBuffer();
+      });
+      packages.catch(function () { /* said when Python is ready for it */ });
       importScripts(runtimeUrl + "pyodide.js");
       /* global loadPyodide */
       var pyodide = await loadPyodide({
@@ -130,9 +136,7 @@ function boot() {
         },
       });
       var t1 = performance.now();
-      var response = await fetch(packagesUrl, { credentials: "same-origin" });
-      if (!response.ok) throw new Error("fairdeal's packages: HTTP " + response.status);
-      var zip = await response.arrayBuffer();
+      var zip = await packages;
       // hashed before unpacking, and these very bytes are the ones unpacked
       archive = { sha256: await sha256(pyodide, zip), bytes: zip.byteLength };
       pyodide.unpackArchive(zip, "zip");
