@@ -19,7 +19,12 @@ on the page. The anchor is `verify_bytes` on the same bytes in this CPython proc
 (cryptography's OpenSSL Ed25519), and with the pure-Python Ed25519 alone: ratios are what to
 compare across machines.
 
-    python bench/bench_browser_verify.py [--runs 5] [--events 300]
+``--before TREE`` makes "before" the verifier as it was too, not only the page: its worker
+script and fairdeal.zip are served from another checkout's source (``git worktree add --detach
+TREE COMMIT``), so that a faster verifier or worker shows against it; without it "before" runs
+today's worker and verifier.
+
+    python bench/bench_browser_verify.py [--runs 5] [--events 300] [--before TREE]
 """
 
 from __future__ import annotations
@@ -41,7 +46,13 @@ from typing import Any
 from fairdeal.client.simulate import SimulationSettings, simulate_matches
 from fairdeal.verifier import keys
 from fairdeal.verifier.verify import verify_bytes
-from fairdeal.web.viewer.runtime import fetch_runtime, runtime_dir, runtime_ready
+from fairdeal.web.viewer.runtime import (
+    build_archive,
+    fetch_runtime,
+    installed_plugins,
+    runtime_dir,
+    runtime_ready,
+)
 from fairdeal.web.viewer.seed import build_seed, seed_version
 
 CHROMIUM = os.environ.get("FAIRDEAL_CHROMIUM", "/usr/bin/chromium")
@@ -84,10 +95,19 @@ def cpython_anchor(data: bytes, runs: int) -> dict[str, float]:
     return {"openssl": statistics.median(openssl), "pure": statistics.median(pure)}
 
 
-def serve(data: bytes, folder: Path) -> tuple[list[Any], dict[str, str]]:
-    """The project's app with the match, on two servers: as served ("after") and with its
-    match page rewritten as it was before issue 20 ("before") and as on a site without the seed
-    ("noseed"); the match page's URL on each."""
+def before_files(tree: Path) -> dict[str, bytes]:
+    """The worker script and fairdeal.zip as ``tree``'s source makes them, by their path on the
+    site (the installed game plug-ins of their own as they are)."""
+    roots = {name: tree / name for name in ("verifier", "games")}
+    return {"/verify-worker.js": (tree / "web/viewer/static/verify-worker.js").read_bytes(),
+            "/pyodide/fairdeal.zip": build_archive(roots, installed_plugins())}
+
+
+def serve(data: bytes, folder: Path, before: dict[str, bytes]
+          ) -> tuple[list[Any], dict[str, str]]:
+    """The project's app with the match, on three servers: as served ("after") and with its
+    match page rewritten as it was before issue 20 ("before", with ``before``'s files in place
+    of today's) and as on a site without the seed ("noseed"); the match page's URL on each."""
     from werkzeug.serving import make_server
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request otherwise
@@ -97,7 +117,7 @@ def serve(data: bytes, folder: Path) -> tuple[list[Any], dict[str, str]]:
     match_id, report = app.extensions["fairdeal.ledger"].import_bundle(data)
     assert match_id is not None, report.failure
     servers, urls = [], {}
-    for page, wsgi in (("after", app.wsgi_app), ("before", Before(app.wsgi_app)),
+    for page, wsgi in (("after", app.wsgi_app), ("before", Before(app.wsgi_app, files=before)),
                        ("noseed", Before(app.wsgi_app, only_seed=True))):
         httpd = make_server("127.0.0.1", 0, wsgi, threaded=True)
         threading.Thread(target=httpd.serve_forever, daemon=True).start()
@@ -109,19 +129,25 @@ def serve(data: bytes, folder: Path) -> tuple[list[Any], dict[str, str]]:
 class Before:
     """WSGI middleware: the match page as it was before issue 20 — the verifier's script
     deferred (the worker starts once the page is parsed) and no bytecode cache or seed (the
-    worker is not told where they are). Everything else is the app's own answer."""
+    worker is not told where they are), and ``files`` (by path) in place of the app's bodies.
+    Everything else is the app's own answer."""
 
-    def __init__(self, app: Any, only_seed: bool = False) -> None:
+    def __init__(self, app: Any, only_seed: bool = False,
+                 files: dict[str, bytes] | None = None) -> None:
         self.app = app
         self.only_seed = only_seed  # "noseed": today's page on a site without the seed
+        self.files = files or {}
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
-        if not environ.get("PATH_INFO", "").startswith("/m/"):
+        path = environ.get("PATH_INFO", "")
+        if not path.startswith("/m/") and path not in self.files:
             return self.app(environ, start_response)
         kept: list[Any] = []
         body = b"".join(self.app(environ, lambda status, headers, *rest: kept.extend(
             [status, headers])))
-        if self.only_seed:
+        if path in self.files:  # a 304 stays one: the browser keeps the body it was given
+            body = self.files[path] if kept[0].startswith("200") else body
+        elif self.only_seed:
             body = re.sub(rb"&(amp;)?seed=[^&\"]*", b"", body)
         else:
             html = re.sub(r"&(amp;)?(bytecode|seed)=[^&\"]*", "", body.decode())
@@ -202,6 +228,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--events", type=int, default=300)
+    parser.add_argument("--before", type=Path, help="a checkout whose worker and verifier "
+                        "the \"before\" page runs (default: today's)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -215,7 +243,8 @@ def main() -> None:
     runs: dict[str, list[dict[str, dict[str, Any]]]] = {"before": [], "noseed": [], "after": []}
     load = []
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as p:
-        servers, urls = serve(data, Path(folder))
+        servers, urls = serve(data, Path(folder), before_files(args.before) if args.before
+                              else {})
         for _ in range(args.runs):
             for page in runs:  # alternating: the machine's load hits each alike
                 runs[page].append(one_run(p, urls[page], page == "before"))
