@@ -153,16 +153,19 @@ def _load_one(name: str, target: str) -> None:
 
 
 def _discover() -> None:
-    """Load every entry point (those loaded already stay), the registry in name order."""
+    """Load every entry point (those loaded already stay), the registry and the broken ones
+    in name order."""
     global _loaded
     if _loaded:
         return
     for name, target in _entry_point_targets().items():
         if name not in _plugins and name not in _broken:
             _load_one(name, target)
-    ordered = {name: _plugins[name] for name in sorted(_plugins)}
+    loaded, broken = dict(sorted(_plugins.items())), dict(sorted(_broken.items()))
     _plugins.clear()
-    _plugins.update(ordered)
+    _plugins.update(loaded)
+    _broken.clear()
+    _broken.update(broken)
     _loaded = True
 
 
