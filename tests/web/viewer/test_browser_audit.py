@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,14 +41,20 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _open(browser: Any, url: str, viewport: dict[str, int], **options: Any) -> Any:
-    """A tab on /audit once the report is computed (the page reloads itself until then)."""
-    tab = browser.new_context(viewport=viewport, **options).new_page()
-    for _ in range(100):
-        tab.goto(f"{url}/audit")
-        if tab.locator(".audit-report .audited").count():
-            return tab
+    """A tab on /audit once the report is computed. Until then the page reloads itself, and a
+    tab opening it then can see its navigation aborted by that reload (net::ERR_ABORTED on a
+    loaded machine), so the wait is over HTTP and the tab opens the finished page."""
+    for _ in range(300):
+        with urllib.request.urlopen(f"{url}/audit", timeout=30) as answer:
+            if b'class="audited"' in answer.read():
+                break
         time.sleep(0.2)
-    raise AssertionError("the audit report never finished")
+    else:
+        raise AssertionError("the audit report never finished")
+    tab = browser.new_context(viewport=viewport, **options).new_page()
+    tab.goto(f"{url}/audit")
+    assert tab.locator(".audit-report .audited").count()
+    return tab
 
 
 def test_the_audit_is_a_page_of_the_site(served: str) -> None:
