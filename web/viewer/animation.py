@@ -116,7 +116,7 @@ def frame_ms(frames: int) -> int:
 
 
 #: what a drawing process is handed for a frame: its SVG, its width in pixels and the GIF's
-#: palette (its 768 bytes), and what it hands back: the frame quantised to that palette
+#: palette (three bytes a colour), and what it hands back: the frame quantised to that palette
 #: (width, height, one byte a pixel) -- a third of the RGB pixels to send back
 Job = tuple[str, int, bytes]
 Indexed = tuple[int, int, bytes]
