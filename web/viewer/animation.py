@@ -115,11 +115,35 @@ def frame_ms(frames: int) -> int:
     return max(MIN_FRAME_MS, min(FRAME_MS, CLIP_MS // max(1, frames - 1) // 10 * 10))
 
 
-def _frame_pixels(job: tuple[str, int]) -> tuple[int, int, bytes]:
-    """One frame's RGB pixels (width, height, bytes) from its SVG and its width in pixels
-    (raster.py), as a drawing process hands them back to the encoder."""
-    svg, width = job
-    frame = svg_to_image(svg, width=width, frames=_FRAMES)
+#: what a drawing process is handed for a frame: its SVG, its width in pixels and the GIF's
+#: palette (three bytes a colour), and what it hands back: the frame quantised to that palette
+#: (width, height, one byte a pixel) -- a third of the RGB pixels to send back
+Job = tuple[str, int, bytes]
+Indexed = tuple[int, int, bytes]
+
+
+def _frame_pixels(svg: str, width: int) -> Image.Image:
+    """One frame as an RGB picture from its SVG and its width in pixels (raster.py), each
+    repainting only what changed from the one this process drew before."""
+    return svg_to_image(svg, width=width, frames=_FRAMES)
+
+
+def _quantised(frame: Image.Image, palette: Image.Image) -> Image.Image:
+    """``frame`` in the GIF's palette: the nearest colour, no dithering (flat drawings)."""
+    return frame.quantize(palette=palette, dither=Image.Dither.NONE)
+
+
+def _palette_image(colours: bytes) -> Image.Image:
+    """A palette as the picture Pillow quantises to (its pixels play no part)."""
+    palette = Image.new("P", (1, 1))
+    palette.putpalette(colours)
+    return palette
+
+
+def _indexed_frame(job: Job) -> Indexed:
+    """One frame drawn and quantised to the GIF's palette, as a drawing process sends it."""
+    svg, width, colours = job
+    frame = _quantised(_frame_pixels(svg, width), _palette_image(colours))
     return frame.width, frame.height, frame.tobytes()
 
 
@@ -135,15 +159,15 @@ def drawing_processes(frames: int) -> int:
     return max(1, min(MAX_DRAWING_PROCESSES, os.cpu_count() or 1))
 
 
-def _drawn_pixels(svgs: Sequence[tuple[str, int]],
-                  processes: int) -> Iterator[tuple[int, int, bytes]]:
-    """Every frame's pixels in order, drawn by ``processes`` forked processes (each takes short
-    runs of frames, and the caller reads each as it comes) or, for one, here."""
+def _drawn_indexed(jobs: Sequence[Job], processes: int) -> Iterator[Indexed]:
+    """Every job's frame drawn and quantised, in order, by ``processes`` forked processes (each
+    takes short runs of frames, and the caller reads each as it comes) or, for one, here."""
     if processes <= 1:
-        yield from map(_frame_pixels, svgs)
+        yield from map(_indexed_frame, jobs)
         return
-    # forked, not spawned: a spawned process would import the viewer anew (seconds); the
-    # child only draws the strings it is sent, then exits. Pillow's format
+    # forked, not spawned: a spawned process would import the viewer anew (seconds), and a
+    # forked one starts with the glyphs and ops this one kept while drawing the palette's
+    # frames; the child only draws the strings it is sent, then exits. Pillow's format
     # plug-ins are imported first, so that no child imports anything (another thread of a
     # server may hold an import's lock when it forks)
     Image.preinit()
@@ -151,9 +175,9 @@ def _drawn_pixels(svgs: Sequence[tuple[str, int]],
     try:
         pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
         try:
-            for pixels in pool.map(_frame_pixels, svgs,
-                                   chunksize=max(1, min(4, len(svgs) // (processes * 4)))):
-                yield pixels
+            for indexed in pool.map(_indexed_frame, jobs,
+                                    chunksize=max(1, min(4, len(jobs) // (processes * 4)))):
+                yield indexed
                 done += 1
         finally:
             pool.shutdown(cancel_futures=True)
@@ -161,7 +185,7 @@ def _drawn_pixels(svgs: Sequence[tuple[str, int]],
         # no process could be forked (a limit on processes, memory) or one died: the rest is
         # drawn here, the same frames, only slower
         log.warning("drawing a GIF's frames in one process: %s", e)
-        yield from map(_frame_pixels, svgs[done:])
+        yield from map(_indexed_frame, jobs[done:])
 
 
 def _palette_picks(count: int) -> list[int]:
@@ -188,37 +212,46 @@ def _palette(picks: Sequence[Image.Image]) -> Image.Image:
 
 
 def _indexed_frames(svgs: Sequence[tuple[str, int]], processes: int,
-                    progress: Progress | None = None) -> list[Image.Image]:
-    """Every frame drawn and quantised to the GIF's one palette. The palette's frames are
-    drawn first, so that while the other processes draw the rest this one makes the palette
-    and quantises each frame as it comes; the frames are the same whatever the count.
-    ``progress`` is told (frames drawn, frames) as each frame is drawn."""
+                    progress: Progress | None = None) -> Iterator[Image.Image]:
+    """Every frame drawn and quantised to the GIF's one palette, in order, as each is ready.
+    The palette's frames are drawn here first; the others are drawn and quantised by
+    ``processes`` processes (each given the palette), so that this one only puts the GIF
+    together, while they draw (the encoder takes the frames as they come); the frames are
+    the same whatever the count. ``progress`` is told (frames drawn, frames) as each frame
+    is drawn."""
     picks = _palette_picks(len(svgs))
     first = list(dict.fromkeys(picks))
-    order = first + sorted(set(range(len(svgs))) - set(first))
     drawn: dict[int, Image.Image] = {}
-    indexed: dict[int, Image.Image] = {}
-    palette: Image.Image | None = None
-    pixels = _drawn_pixels([svgs[number] for number in order], processes)
-    for count, (number, (width, height, data)) in enumerate(zip(order, pixels, strict=True)):
-        drawn[number] = Image.frombytes("RGB", (width, height), data)
+    for number in first:
+        drawn[number] = _frame_pixels(*svgs[number])
         if progress is not None:
-            progress(count + 1, len(svgs))
-        if palette is None and len(drawn) == len(first):
-            palette = _palette([drawn[pick] for pick in picks])
-        if palette is not None:
-            for ready in list(drawn):
-                indexed[ready] = drawn.pop(ready).quantize(palette=palette,
-                                                           dither=Image.Dither.NONE)
-    return [indexed[number] for number in range(len(svgs))]
+            progress(len(drawn), len(svgs))
+    palette = _palette([drawn[pick] for pick in picks])
+    colours = bytes(palette.getpalette() or [])
+    rest = [number for number in range(len(svgs)) if number not in drawn]
+    indexed = _drawn_indexed([(*svgs[number], colours) for number in rest], processes)
+    count = len(drawn)
+    for number in range(len(svgs)):
+        if number in drawn:
+            yield _quantised(drawn.pop(number), palette)
+            continue
+        width, height, data = next(indexed)
+        count += 1
+        if progress is not None:
+            progress(count, len(svgs))
+        frame = Image.frombytes("P", (width, height), data)
+        frame.putpalette(colours)
+        yield frame
 
 
-def _gif_bytes(indexed: Sequence[Image.Image]) -> bytes:
-    """One GIF of frames sharing one palette, so that only the changes are stored."""
+def _gif_bytes(indexed: Iterator[Image.Image], count: int) -> bytes:
+    """One GIF of ``count`` frames sharing one palette, so that only the changes are stored;
+    the frames are taken as they come (Pillow finds each one's changes from the one before
+    while the next is drawn)."""
     out = io.BytesIO()
-    durations = [frame_ms(len(indexed))] * (len(indexed) - 1) + [LAST_FRAME_MS]
-    indexed[0].save(out, "GIF", save_all=True, append_images=list(indexed[1:]),
-                    duration=durations, loop=0, optimize=True)
+    durations = [frame_ms(count)] * (count - 1) + [LAST_FRAME_MS]
+    next(indexed).save(out, "GIF", save_all=True, append_images=indexed,
+                       duration=durations, loop=0, optimize=True)
     return out.getvalue()
 
 
@@ -251,4 +284,4 @@ def match_gif(match: LoadedMatch, first: int, last: int, seat: int | None = None
             for drawing, caption in zip(drawings, captions, strict=True)]
     if processes is None:
         processes = drawing_processes(len(svgs))
-    return _gif_bytes(_indexed_frames(svgs, processes, progress))
+    return _gif_bytes(_indexed_frames(svgs, processes, progress), len(svgs))

@@ -106,16 +106,24 @@ def _font(bold: bool, pixels: float) -> ImageFont.FreeTypeFont:
 
 
 def forget() -> None:
-    """Drop the glyphs and ops kept between drawings, so that the next drawing is drawn as a
-    process's first would be (for a benchmark's "uncached" figures and for tests)."""
+    """Drop the glyphs, widths and ops kept between drawings, so that the next drawing is
+    drawn as a process's first would be (for a benchmark's "uncached" figures and for tests)."""
     _lettering.cache_clear()
+    _width_at_100.cache_clear()
     _LEAF_OPS.clear()
 
 
 def text_width(text: str, size: float, bold: bool = False) -> float:
     """How wide ``text`` is at ``size`` (DejaVu Sans, as drawn here and by resvg), in the
     same units as ``size``: measured at 100 units, so a small size is not rounded."""
-    return float(_font(bold, 100.0).getlength(text)) * size / 100.0
+    return _width_at_100(text, bold) * size / 100.0
+
+
+@lru_cache(maxsize=4096)
+def _width_at_100(text: str, bold: bool) -> float:
+    """``text``'s width at 100 units, kept: a GIF's captions are wrapped word by word, and
+    the same words come back in step after step."""
+    return float(_font(bold, 100.0).getlength(text))
 
 
 def _inherit(element: ET.Element, style: _Style) -> _Style:
@@ -378,9 +386,12 @@ def _paint(canvas: Image.Image, ops: Sequence[_Op], left: int = 0, top: int = 0)
                 draw.line(moved + (moved[:1] if closed else []), fill=stroke, width=pixels,
                           joint="curve")
         else:
-            for piece, (x, y), fill, _ in op.args:
-                mask = _lettering(*piece).mask
-                canvas.paste(fill, (x - left, y - top), mask)
+            for piece, (x, y), fill, (right, bottom) in op.args:
+                # a repainted region meets few of a long text's words: the others would
+                # paste nothing, at a Python call each
+                if right > left and bottom > top and x < left + canvas.width and \
+                        y < top + canvas.height:
+                    canvas.paste(fill, (x - left, y - top), _lettering(*piece).mask)
 
 
 class _Lettering(NamedTuple):
