@@ -92,7 +92,7 @@ def test_on_a_desktop_the_verification_panel_sits_beside_the_standings_and_the_p
     page.screenshot(path=str(SHOTS / "tournament-desktop.png"), full_page=True)
     assert page.locator('#t-live [data-round="2"]').count() == 0
     ledger.pair_next_round(created["id"], created["organiser_token"])
-    page.wait_for_selector('#t-live [data-round="2"]', timeout=10_000)
+    page.wait_for_selector('#t-live [data-round="2"]', timeout=30_000)
     assert page.locator("#t-live").get_attribute("data-refreshed")
 
 
@@ -106,7 +106,7 @@ def test_a_live_page_reloads_into_the_verified_tournament_when_it_finishes(
     page.goto(f"{url}/t/{created['id']}")
     assert page.locator("#tournament-verdict").count() == 0
     ledger.finish_tournament(created["id"], created["organiser_token"])
-    page.wait_for_selector("#tournament-verdict", timeout=10_000)
+    page.wait_for_selector("#tournament-verdict", timeout=30_000)
     assert page.locator("#tournament-verdict").inner_text() == "✓ every check passed"
     assert page.locator("#t-live").get_attribute("data-live-url") is None
     assert page.locator("#export-link").get_attribute("href") == (
