@@ -37,8 +37,10 @@ from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.verify import verify_bytes
 
 BIN = Path(sys.executable).parent
-_STATS = re.compile(r"(\d+) matches, (\d+) moves in ([\d.]+) s: (\d+) moves/s \((\d+) conflicts\)"
-                    r"; move latency p50 ([\d.]+) ms, p99 ([\d.]+) ms")
+#: `fairdeal play`'s last line; its counts in words (verifier.report.counted): "12,345 moves",
+#: "1 conflict"
+_STATS = re.compile(r"([\d,]+) match(?:es)?, ([\d,]+) moves? in ([\d.]+) s: (\d+) moves/s "
+                    r"\(([\d,]+) conflicts?\); move latency p50 ([\d.]+) ms, p99 ([\d.]+) ms")
 
 
 
@@ -191,12 +193,16 @@ def _result(label: str, played: subprocess.CompletedProcess[str],
     result: dict[str, Any] = {"backend": label, "exit": played.returncode,
                               "stderr": played.stderr[-500:]}
     if found:
-        matches, moves, took, rate, conflicts, p50, p99 = found.groups()
+        matches, moves, took, rate, conflicts, p50, p99 = (
+            group.replace(",", "") for group in found.groups())
         result.update(matches=int(matches), moves=int(moves), seconds=float(took),
                       moves_per_s=int(rate), conflicts=int(conflicts), p50_ms=float(p50),
                       p99_ms=float(p99), server_ms=1000 * cpu["server"] / max(1, int(moves)),
                       bots_ms=1000 * cpu["bots"] / max(1, int(moves)),
                       database_ms=1000 * cpu["database"] / max(1, int(moves)))
+    elif played.returncode == 0:
+        result.update(exit=1, stderr="no figures in what play printed: "
+                      + played.stdout[-300:])
     return result
 
 
@@ -229,8 +235,8 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, default=None,
                         help="py-spy raw profile of one worker (SQLite run) to this file")
     parser.add_argument("--anchor", default=None, metavar="FOLDER",
-                        help="also serve and play the code in FOLDER/fairdeal (e.g. the commit before a "
-                        "change), alternating with this checkout in the same run")
+                        help="also serve and play the code in FOLDER/fairdeal (e.g. the commit "
+                        "before a change), alternating with this checkout in the same run")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--servers", default="gunicorn,granian",
                         help="which WSGI servers, alternating in each round")
