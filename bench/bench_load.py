@@ -37,8 +37,10 @@ from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.verify import verify_bytes
 
 BIN = Path(sys.executable).parent
-_STATS = re.compile(r"(\d+) matches, (\d+) moves in ([\d.]+) s: (\d+) moves/s \((\d+) conflicts\)"
-                    r"; move latency p50 ([\d.]+) ms, p99 ([\d.]+) ms")
+#: `fairdeal play`'s last line; its counts in words (verifier.report.counted): "12,345 moves",
+#: "1 conflict"
+_STATS = re.compile(r"([\d,]+) match(?:es)?, ([\d,]+) moves? in ([\d.]+) s: (\d+) moves/s "
+                    r"\(([\d,]+) conflicts?\); move latency p50 ([\d.]+) ms, p99 ([\d.]+) ms")
 
 
 
@@ -95,7 +97,7 @@ def run(backend: str, seconds: float, concurrency: int, workers: int, threads: i
         pg_url: str | None, profile: Path | None, server_path: str | None = None,
         server_name: str = "gunicorn") -> dict[str, Any]:
     """One load run; ``server_path`` serves another checkout's code (a folder holding
-    ``fairdeal/`` with its layers: the anchor), with the same bots and the same checks."""
+    ``fairdeal/`` with its layers: the anchor), its bots too, and the same checks."""
     folder = Path(tempfile.mkdtemp(prefix="fairdeal-load-"))
     env, url, schema = _server_env(folder, backend, pg_url, server_path)
     key = load_or_create_server_key(folder)
@@ -104,7 +106,7 @@ def run(backend: str, seconds: float, concurrency: int, workers: int, threads: i
     server = subprocess.Popen(server_command(server_name, port, workers, threads), env=env,
                               stdout=log, stderr=log)
     try:
-        played, cpu = _play(port, server.pid, seconds, concurrency, profile)
+        played, cpu = _play(port, server.pid, seconds, concurrency, profile, server_path)
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -143,9 +145,12 @@ def _server_env(folder: Path, backend: str, pg_url: str | None,
 
 
 def _play(port: int, server_pid: int, seconds: float, concurrency: int,
-          profile: Path | None) -> tuple[subprocess.CompletedProcess[str], dict[str, float]]:
+          profile: Path | None, bots_path: str | None
+          ) -> tuple[subprocess.CompletedProcess[str], dict[str, float]]:
     """`fairdeal play` against the server once it is up (with a py-spy profile of one worker
-    if asked), and the CPU seconds the server, the bots and PostgreSQL spent meanwhile."""
+    if asked), and the CPU seconds the server, the bots and PostgreSQL spent meanwhile.
+    ``bots_path`` plays another checkout's bots (the anchor's, like its server): the bots'
+    CPU a move is half of what bounds the rate."""
     client = ApiClient(f"http://127.0.0.1:{port}", timeout=2)
     client.wait_until_up(20)
     server_before, bots_before = _tree_cpu(server_pid), _children_cpu()
@@ -162,13 +167,23 @@ def _play(port: int, server_pid: int, seconds: float, concurrency: int,
                              f"http://127.0.0.1:{port}", "--game", "arcomage", "-n",
                              "1000000", "-c", str(concurrency), "--duration", str(seconds),
                              "--turn-limit", "600", "--seed", "7"],
-                            capture_output=True, text=True, timeout=seconds + 600)
+                            capture_output=True, text=True, timeout=seconds + 600,
+                            env=_bots_env(bots_path))
     cpu = {"bots": _children_cpu() - bots_before,
            "server": _tree_cpu(server_pid) - server_before,
            "database": _postgres_cpu() - database_before}
     if spy is not None:
         spy.wait(timeout=120)
     return played, cpu
+
+
+def _bots_env(bots_path: str | None) -> dict[str, str]:
+    """The bots' environment: this one, or with ``bots_path`` (a folder holding ``fairdeal/``)
+    first on the path."""
+    env = dict(os.environ)
+    if bots_path is not None:
+        env["PYTHONPATH"] = bots_path
+    return env
 
 
 def _result(label: str, played: subprocess.CompletedProcess[str],
@@ -178,12 +193,16 @@ def _result(label: str, played: subprocess.CompletedProcess[str],
     result: dict[str, Any] = {"backend": label, "exit": played.returncode,
                               "stderr": played.stderr[-500:]}
     if found:
-        matches, moves, took, rate, conflicts, p50, p99 = found.groups()
+        matches, moves, took, rate, conflicts, p50, p99 = (
+            group.replace(",", "") for group in found.groups())
         result.update(matches=int(matches), moves=int(moves), seconds=float(took),
                       moves_per_s=int(rate), conflicts=int(conflicts), p50_ms=float(p50),
                       p99_ms=float(p99), server_ms=1000 * cpu["server"] / max(1, int(moves)),
                       bots_ms=1000 * cpu["bots"] / max(1, int(moves)),
                       database_ms=1000 * cpu["database"] / max(1, int(moves)))
+    elif played.returncode == 0:
+        result.update(exit=1, stderr="no figures in what play printed: "
+                      + played.stdout[-300:])
     return result
 
 
@@ -216,8 +235,8 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, default=None,
                         help="py-spy raw profile of one worker (SQLite run) to this file")
     parser.add_argument("--anchor", default=None, metavar="FOLDER",
-                        help="also serve the code in FOLDER/fairdeal (e.g. the commit before a "
-                        "change), alternating with this checkout in the same run")
+                        help="also serve and play the code in FOLDER/fairdeal (e.g. the commit "
+                        "before a change), alternating with this checkout in the same run")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--servers", default="gunicorn,granian",
                         help="which WSGI servers, alternating in each round")
