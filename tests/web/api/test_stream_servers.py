@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -24,11 +25,14 @@ def _start(command: list[str], tmp_path: Path, **env: str) -> subprocess.Popen[b
                if name not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}
     environ.update(FAIRDEAL_DATA_DIR=str(tmp_path), FAIRDEAL_RATE_LIMITS="off", **env)
     log = (tmp_path / "server.log").open("ab")
-    return subprocess.Popen(command, env=environ, stdout=log, stderr=log)
+    # a session of its own, so that _stop kills the workers too, not only the server's parent
+    return subprocess.Popen(command, env=environ, stdout=log, stderr=log, start_new_session=True)
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
-    process.kill()  # open streams would hold a graceful stop for its whole timeout
+    # SIGKILL, as open streams would hold a graceful stop for its whole timeout; to the whole
+    # group: granian's worker outlived a SIGKILL of its parent alone, serving on after the suite
+    os.killpg(process.pid, signal.SIGKILL)
     process.wait(20)
 
 
