@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+#: the package and its runtime dependencies (what make demo needs), then the test tools on top
+BASE   := $(VENV)/.installed-base
 STAMP  := $(VENV)/.installed
 
 .PHONY: install pyodide browser-runtime demo test bench bench-ledger bench-log lint clean fuzz fuzz-atheris \
@@ -15,14 +17,23 @@ ifneq ($(FAIRDEAL_PURE),1)
 COMPILED_SOURCES := $(shell $(PYTHON) -c 'import ast; tree = ast.parse(open("setup.py").read()); print(*next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "COMPILED"))')
 endif
 
-$(STAMP): pyproject.toml setup.py examples/crazy-eights/pyproject.toml $(COMPILED_SOURCES)
+## The package with its runtime dependencies and the fourth game, a plug-in package of its own
+## (docs/architecture.md, "Writing a game"), in one pip run: what make demo needs.
+$(BASE): pyproject.toml setup.py examples/crazy-eights/pyproject.toml $(COMPILED_SOURCES)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
-	# the fourth game, a plug-in package of its own (docs/architecture.md, "Writing a game")
-	$(BIN)/pip install --quiet -e examples/crazy-eights
+	$(BIN)/pip install --quiet -e . -e examples/crazy-eights
 	@if [ -f build/fairdeal-build.txt ]; then echo "install: $$(cat build/fairdeal-build.txt)"; fi
 	@echo "install: $$($(BIN)/fairdeal --version | tail -n 1)"
+	touch $(BASE)
+
+## Then the test suite's tools (pyproject.toml's `test` extra: pytest, playwright, the production
+## servers, PostgreSQL's driver, Dask, ...), installed as requirements of their own so that the
+## package is not built (and compiled) a second time. make demo does without them: they are
+## over a third of a fresh machine's downloads (playwright alone 52 MB).
+$(STAMP): $(BASE)
+	$(BIN)/python -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["test"], sep="\n")' > $(VENV)/test-requirements.txt
+	$(BIN)/pip install --quiet -r $(VENV)/test-requirements.txt
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -31,7 +42,7 @@ install: $(STAMP)
 ## web/viewer/runtime.py, integrity checked), into the viewer's gitignored static/pyodide/.
 ## Needs npm. fairdeal serves it itself: no CDN at run time. Then the bytecode seed (Node.js):
 ## the standard library's code for a visitor's first visit (docs/browser.md, Speed).
-pyodide: $(STAMP)
+pyodide: $(BASE)
 	$(BIN)/python -c 'import sys; from fairdeal.web.viewer.seed import main; sys.exit(main())'
 
 ## The main job on the embedded default: bot matches of every game, verified offline, stored in
@@ -41,7 +52,7 @@ pyodide: $(STAMP)
 ## server colluded", the strongest guarantee (tests/test_demo.py). Beside them, a live Swiss of 8
 ## bots (docs/tournaments.md), auto-paired by the server, each match signed with the bots' keys,
 ## and finished by the server a seating window (60 s) after the last round: the time to dispute it.
-demo: $(STAMP)
+demo: $(BASE)
 	@if command -v npm >/dev/null 2>&1; then $(BIN)/python -c 'import sys; from fairdeal.web.viewer.runtime import main; sys.exit(main())'; \
 	else echo "demo: npm is not installed, so match pages cannot verify in the browser (install npm, then make pyodide)"; fi
 	rm -rf out/demo
