@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import sqlite3
+import sys
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
@@ -37,27 +38,28 @@ _R = TypeVar("_R")
 
 
 def _driver_classes() -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
-    """(every error of the drivers, those that mean an outage): PostgreSQL's only when
-    psycopg is installed (it is optional)."""
+    """(every error of the drivers, those that mean an outage): PostgreSQL's only once psycopg
+    is imported. A driver that was never imported raised nothing, and importing psycopg here
+    would cost every SQLite process (each command of the CLI) a fifth of a second."""
     errors: list[type[BaseException]] = [sqlite3.Error]
     outages: list[type[BaseException]] = [sqlite3.OperationalError]
-    try:
-        import psycopg
-    except ImportError:  # PostgreSQL support is optional
-        pass
-    else:
+    psycopg = sys.modules.get("psycopg")
+    if psycopg is not None:
         errors.append(psycopg.Error)
         outages.append(psycopg.OperationalError)
     return tuple(errors), tuple(outages)
 
 
-_DRIVER_ERRORS, _DRIVER_OUTAGES = _driver_classes()
-#: whatever the database layer may raise: SQLAlchemy's errors and the drivers' own
-DATABASE_ERRORS: tuple[type[BaseException], ...] = (exc.SQLAlchemyError, *_DRIVER_ERRORS)
-#: of those, the ones that mean "the database is not there now", not "this statement is wrong"
-OUTAGES: tuple[type[BaseException], ...] = (
-    exc.OperationalError, exc.InterfaceError, exc.TimeoutError, exc.DisconnectionError,
-    *_DRIVER_OUTAGES)
+def database_errors() -> tuple[type[BaseException], ...]:
+    """Whatever the database layer may raise: SQLAlchemy's errors and the drivers' own."""
+    return (exc.SQLAlchemyError, *_driver_classes()[0])
+
+
+def outages() -> tuple[type[BaseException], ...]:
+    """Of those, the ones that mean "the database is not there now", not "this statement is
+    wrong"."""
+    return (exc.OperationalError, exc.InterfaceError, exc.TimeoutError, exc.DisconnectionError,
+            *_driver_classes()[1])
 
 
 class StoreError(Exception):
@@ -93,7 +95,7 @@ def store_error(error: BaseException) -> StoreError:
     """The store's error for a database error: an outage's kind is read off the driver's
     message (a full disk, a lock or a timeout, else unreachable), as the drivers give no
     finer class for them."""
-    if not isinstance(error, OUTAGES):
+    if not isinstance(error, outages()):
         return StoreError(f"the database failed ({type(error).__name__})", error)
     text = str(getattr(error, "orig", error)).lower()
     if "full" in text:
@@ -112,7 +114,7 @@ def translated(function: Callable[_P, _R]) -> Callable[_P, _R]:
     def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return function(*args, **kwargs)
-        except DATABASE_ERRORS as e:
+        except database_errors() as e:  # evaluated only when something was raised
             raise store_error(e) from e
 
     return call

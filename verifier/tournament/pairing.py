@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-import networkx  # type: ignore[import-untyped]
-
 from ..canonical import canonical_bytes
 from ..hashing import tagged_hash
 from .model import Field, History, Pairing, Points, Round
@@ -239,6 +237,10 @@ def _match(group: list[str], swiss: _Swiss, strict: bool) -> tuple[list[tuple[st
                                                                   list[str]]:
     """A maximum-weight matching of maximum cardinality over ``group`` (in rank order): its
     pairs (higher-ranked first) and the players left unpaired, in rank order."""
+    # imported here, not above: every process that stores a match imports this module (the
+    # ledger's tournaments), and networkx costs each a fifth of a second it rarely needs
+    import networkx  # type: ignore[import-untyped]
+
     graph = networkx.Graph()
     graph.add_nodes_from(range(len(group)))
     graph.add_weighted_edges_from(_weights(group, swiss, strict))
