@@ -134,10 +134,21 @@ def _quantised(frame: Image.Image, palette: Image.Image) -> Image.Image:
 
 
 def _palette_image(colours: bytes) -> Image.Image:
-    """A palette as the picture Pillow quantises to (its pixels play no part)."""
+    """A palette as the picture Pillow quantises to (its pixels play no part), the same one
+    for the same colours while a GIF is drawn: Pillow keeps each colour's nearest palette
+    entry on the palette once found, so a palette made anew for every frame (as the drawing
+    processes did) finds them all again, two thirds of quantising a frame."""
+    global _LAST_PALETTE
+    if _LAST_PALETTE is not None and _LAST_PALETTE[0] == colours:
+        return _LAST_PALETTE[1]
     palette = Image.new("P", (1, 1))
     palette.putpalette(colours)
+    _LAST_PALETTE = colours, palette
     return palette
+
+
+#: the palette the last frame was quantised to, by its colours (see _palette_image)
+_LAST_PALETTE: tuple[bytes, Image.Image] | None = None
 
 
 def _indexed_frame(job: Job) -> Indexed:
