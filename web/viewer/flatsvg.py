@@ -109,6 +109,7 @@ def forget() -> None:
     """Drop the glyphs, widths and ops kept between drawings, so that the next drawing is
     drawn as a process's first would be (for a benchmark's "uncached" figures and for tests)."""
     _lettering.cache_clear()
+    _words_mask.cache_clear()
     _width_at_100.cache_clear()
     _LEAF_OPS.clear()
 
@@ -344,7 +345,8 @@ class _Flattener:
                 for _, (x, y), _, (right, bottom) in painted[1:]:
                     box = (min(box[0], x), min(box[1], y), max(box[2], right),
                            max(box[3], bottom))
-                self.ops.append(_Op("text", tuple(painted), box))
+                self.ops.append(_Op("words" if _one_mask(painted) else "text",
+                                    tuple(painted), box))
 
 
 def _paint(canvas: Image.Image, ops: Sequence[_Op], left: int = 0, top: int = 0) -> None:
@@ -385,6 +387,9 @@ def _paint(canvas: Image.Image, ops: Sequence[_Op], left: int = 0, top: int = 0)
             if stroke is not None:
                 draw.line(moved + (moved[:1] if closed else []), fill=stroke, width=pixels,
                           joint="curve")
+        elif op.paint == "words":
+            canvas.paste(op.args[0][2], (op.box[0] - left, op.box[1] - top),
+                         _words_mask(op.args, op.box))
         else:
             for piece, (x, y), fill, (right, bottom) in op.args:
                 # a repainted region meets few of a long text's words: the others would
@@ -392,6 +397,34 @@ def _paint(canvas: Image.Image, ops: Sequence[_Op], left: int = 0, top: int = 0)
                 if right > left and bottom > top and x < left + canvas.width and \
                         y < top + canvas.height:
                     canvas.paste(fill, (x - left, y - top), _lettering(*piece).mask)
+
+
+_Piece = tuple[tuple[str, bool, float], tuple[int, int], Colour, tuple[int, int]]
+
+
+def _one_mask(painted: Sequence[_Piece]) -> bool:
+    """Whether a text's words can be painted through one mask: several words, one colour,
+    no two masks sharing a pixel (then each pixel is painted by one word's coverage alone,
+    as when the words are pasted one by one)."""
+    if len(painted) < 2 or len({fill for _, _, fill, _ in painted}) > 1:
+        return False
+    return not any(x < other_right and other_x < right and y < other_bottom and other_y < bottom
+                   for index, (_, (x, y), _, (right, bottom)) in enumerate(painted)
+                   for _, (other_x, other_y), _, (other_right, other_bottom)
+                   in painted[index + 1:])
+
+
+@lru_cache(maxsize=4096)
+def _words_mask(painted: tuple[_Piece, ...], box: Box) -> Image.Image:
+    """A text's word masks side by side in one mask covering ``box``, kept: pasting a
+    frame's ~85 words one by one is most of repainting it (Pillow's paste costs ~10x its
+    pixels' work in Python), a mask a line is a quarter of the pastes."""
+    mask = Image.new("L", (box[2] - box[0], box[3] - box[1]))
+    for piece, (x, y), _, _ in painted:
+        word = _lettering(*piece).mask
+        if word is not None:
+            mask.paste(word, (x - box[0], y - box[1]))
+    return mask
 
 
 class _Lettering(NamedTuple):
