@@ -579,10 +579,16 @@ class FrameDrawer:
         # the last frame and its picture, as one value: two threads drawing at once (which
         # the server does not do) would repaint more than they need, never a wrong frame
         self._last: tuple[FlatDrawing, Image.Image] | None = None
+        #: how the last picture drawn came about: (the picture drawn before it, the boxes
+        #: repainted on a copy of that, in the picture's pixels, the picture), or None where
+        #: it was painted whole; what else is kept from a frame (its GIF colours) need only
+        #: be found again in those boxes
+        self.repainted: tuple[Image.Image, list[Box], Image.Image] | None = None
 
     def draw(self, drawing: FlatDrawing) -> Image.Image:
         """``drawing`` as an RGB picture (kept for the next frame: do not change it)."""
         last, picture = self._last if self._last is not None else (None, None)
+        repainted = None
         if last is None or picture is None or last.size != drawing.size or \
                 last.background != drawing.background or \
                 last.supersample != drawing.supersample:
@@ -593,11 +599,18 @@ class FrameDrawer:
             whole = drawing.size[0] * drawing.size[1] * drawing.supersample ** 2
             if area > self.WHOLE_FROM * whole:
                 picture = paint(drawing)
-            elif regions:
-                picture = picture.copy()
-                for region in regions:
-                    _repaint(picture, drawing, region)
+            else:
+                before, times = picture, drawing.supersample
+                if regions:
+                    picture = picture.copy()
+                    for region in regions:
+                        _repaint(picture, drawing, region)
+                # regions start and end on whole supersampled pixels (or the picture's edge)
+                repainted = (before, [(left // times, top // times, right // times,
+                                       bottom // times)
+                                      for left, top, right, bottom in regions], picture)
         self._last = drawing, picture
+        self.repainted = repainted
         return picture
 
 
