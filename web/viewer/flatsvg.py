@@ -623,28 +623,13 @@ def _repaint(picture: Image.Image, drawing: FlatDrawing, region: Box) -> None:
     picture.paste(canvas.reduce(times) if times > 1 else canvas, (left // times, top // times))
 
 
-def _overlap(a: Box, b: Box) -> bool:
-    """Whether two boxes share a pixel or touch (both taken as including their edges, so
-    that an op whose edge meets a region is painted in it)."""
-    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
-
-
 def changed_regions(before: FlatDrawing, after: FlatDrawing) -> list[Box]:
     """Where ``after`` may differ from ``before``: the boxes of the ops either has and the
     other does not (in painting order), widened to whole supersampled pixels and a margin, clipped
     to the picture, overlapping ones merged."""
     times = after.supersample
     width, height = after.size[0] * times, after.size[1] * times
-    # ops compared by identity: an element seen before yields the very ops it did (the leaf
-    # cache), and two ops that are equal but not the same only cost a repaint, never a
-    # wrong pixel; comparing ints is much cheaper than comparing ops
-    matcher = SequenceMatcher(None, [id(op) for op in before.ops],
-                              [id(op) for op in after.ops], autojunk=False)
-    boxes: list[Box] = []
-    for tag, first, last, start, end in matcher.get_opcodes():
-        if tag != "equal":
-            boxes.extend(op.box for op in before.ops[first:last])
-            boxes.extend(op.box for op in after.ops[start:end])
+    boxes = [op.box for op in _unshared_ops(before.ops, after.ops)]
     margin = times + 1
     regions: list[Box] = []
     for left, top, right, bottom in boxes:
@@ -657,12 +642,41 @@ def changed_regions(before: FlatDrawing, after: FlatDrawing) -> list[Box]:
         merging = True
         while merging:  # a region that grows may meet one it did not before
             merging = False
-            for index, other in enumerate(regions):
-                if _overlap(region, other):
-                    region = (min(region[0], other[0]), min(region[1], other[1]),
-                              max(region[2], other[2]), max(region[3], other[3]))
+            left, top, right, bottom = region
+            for index, (other_left, other_top, other_right, other_bottom) in enumerate(regions):
+                # touching counts (boxes include their edges): an op whose edge meets a
+                # region is painted in it
+                if left <= other_right and other_left <= right and top <= other_bottom and \
+                        other_top <= bottom:
+                    region = (min(left, other_left), min(top, other_top),
+                              max(right, other_right), max(bottom, other_bottom))
                     del regions[index]
                     merging = True
                     break
         regions.append(region)
     return regions
+
+
+def _unshared_ops(before: Sequence[_Op], after: Sequence[_Op]) -> list[_Op]:
+    """The ops of ``before`` and of ``after`` outside a common subsequence of both, by
+    identity: an element seen before yields the very ops it did (the leaf cache), and two ops
+    that are equal but not the same only cost a repaint, never a wrong pixel.
+
+    Mostly a frame's ops are the last frame's less some, plus some, the rest in the same
+    order: then the ops in only one of them are the answer (every pixel outside their boxes
+    is painted by the same ops in the same order in both), found with two sets. Otherwise (an
+    op twice in a frame, the shared ones reordered) difflib finds the common subsequence."""
+    before_ids, after_ids = [id(op) for op in before], [id(op) for op in after]
+    in_before, in_after = set(before_ids), set(after_ids)
+    if len(in_before) == len(before_ids) and len(in_after) == len(after_ids) and \
+            [key for key in before_ids if key in in_after] == \
+            [key for key in after_ids if key in in_before]:
+        return [op for op in before if id(op) not in in_after] + \
+            [op for op in after if id(op) not in in_before]
+    matcher = SequenceMatcher(None, before_ids, after_ids, autojunk=False)
+    unshared: list[_Op] = []
+    for tag, first, last, start, end in matcher.get_opcodes():
+        if tag != "equal":
+            unshared.extend(before[first:last])
+            unshared.extend(after[start:end])
+    return unshared
