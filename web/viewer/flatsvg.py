@@ -82,12 +82,23 @@ def _number(element: ET.Element, name: str, default: float = 0.0) -> float:
     text = element.get(name)
     if text is None:
         return default
-    found = _NUMBER.match(text)
-    if found is None:
+    value = _plain_number(text)
+    if value is None:
         raise UnsupportedDrawing(f"{name}={text!r} is not a plain number")
-    return float(found.group(1))
+    return value
 
 
+# the two below are kept by their text: a GIF's frames say the same few hundred numbers and
+# colours tens of thousands of times
+
+
+@lru_cache(maxsize=4096)
+def _plain_number(text: str) -> float | None:
+    found = _NUMBER.match(text)
+    return None if found is None else float(found.group(1))
+
+
+@lru_cache(maxsize=1024)
 def _colour(value: str) -> tuple[int, int, int] | None:
     if value.strip() == "none":
         return None
@@ -207,7 +218,7 @@ _LEAF_OPS_KEPT = 8192
 
 def _source(element: ET.Element) -> tuple[Any, ...]:
     return (element.tag, tuple(element.attrib.items()), element.text, element.tail,
-            tuple(_source(child) for child in element))
+            tuple(map(_source, element)) if len(element) else ())
 
 
 class _Flattener:
