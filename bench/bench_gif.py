@@ -1,7 +1,8 @@
 """Benchmark: an animated replay of a long match — its size and the time to draw it.
 
 The match is bench_browser_verify's 300-event two-tower duel; the anchor is drawing the
-steps' SVG alone (render_svg), in the same run, since the machine may be loaded.
+steps' SVG alone (render_svg), in the same run, since the machine may be loaded; wall time and
+CPU time (this process's and its drawing processes', which the load disturbs least) for both.
 
     python bench/bench_gif.py
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -23,17 +25,23 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_browser_verify import long_match  # noqa: E402
 
 
+def cpu() -> float:
+    """This process's CPU seconds and those of its finished children (drawing processes)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def main() -> None:
     match = load_bundle(long_match(300))
     # a GIF holds at most MAX_GIF_FRAMES frames (issue 18): the longest one there can be
     steps = min(match.last_step + 1, MAX_GIF_FRAMES)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu()
     for number in range(steps):
         match.game.render_svg(match.steps[number].state, None)
-    svg_seconds = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    svg_seconds, svg_cpu = time.perf_counter() - t0, cpu() - c0
+    t0, c0 = time.perf_counter(), cpu()
     data = match_gif(match, 0, steps - 1)
-    gif_seconds = time.perf_counter() - t0
+    gif_seconds, gif_cpu = time.perf_counter() - t0, cpu() - c0
     print(f"match: {len(match.events)} events, {steps} steps drawn (load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     width = Image.open(io.BytesIO(data)).width
@@ -42,6 +50,8 @@ def main() -> None:
     print(f"drawn in {gif_seconds:.1f} s ({gif_seconds / steps * 1000:.0f} ms a frame); "
           f"anchor render_svg alone {svg_seconds / steps * 1000:.1f} ms a step "
           f"(ratio {gif_seconds / svg_seconds:.0f}x)")
+    print(f"CPU: {gif_cpu:.2f} s, all processes; anchor {svg_cpu:.3f} s "
+          f"(ratio {gif_cpu / svg_cpu:.0f}x)")
 
 
 if __name__ == "__main__":

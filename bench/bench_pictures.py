@@ -7,7 +7,9 @@ The match is bench_browser_verify's ~300-event two-tower duel (327 steps, the lo
 one); with no range its first GIF is the whole match (MAX_GIF_FRAMES is 400). Every figure is
 a median of ``--runs`` runs, the variants alternating within each run, with the anchor (the
 game's own ``render_svg``, which every picture starts from) measured in the same run, since the
-machine may be loaded. "Uncached" is honest: before each GIF and each preview, flatsvg's kept
+machine may be loaded; each figure is given as wall time and as CPU time (``time.process_time``,
+plus the drawing processes' CPU by ``getrusage`` for a GIF drawn by several: the CPU is what the
+load disturbs least). "Uncached" is honest: before each GIF and each preview, flatsvg's kept
 glyphs and ops are dropped (flatsvg.forget), as in a process that has drawn nothing yet.
 
 - the first GIF of the match, its frames drawn by the calling process alone and by
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import resource
 import statistics
 import sys
 import time
@@ -49,12 +52,24 @@ from fairdeal.web.viewer.raster import svg_to_png
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_browser_verify import long_match  # noqa: E402
 
+#: CPU seconds of each figure timed, by its name (filled by run_once beside the wall times)
+CPU: dict[str, float] = {}
 
-def timed(work: Callable[[], Any], repeat: int = 1) -> float:
-    """Seconds a call of ``work``, the mean of ``repeat`` calls."""
-    start = time.perf_counter()
+
+def _cpu() -> float:
+    """This process's CPU seconds and those of its finished children (drawing processes)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def timed(work: Callable[[], Any], repeat: int = 1, name: str | None = None) -> float:
+    """Seconds a call of ``work``, the mean of ``repeat`` calls; with ``name``, its CPU
+    seconds a call are kept in CPU[name]."""
+    start, cpu = time.perf_counter(), _cpu()
     for _ in range(repeat):
         work()
+    if name is not None:
+        CPU[name] = (_cpu() - cpu) / repeat
     return (time.perf_counter() - start) / repeat
 
 
@@ -115,21 +130,24 @@ def run_once(match: LoadedMatch, args: argparse.Namespace) -> dict[str, float]:
     processes = drawing_processes(last - first + 1)
     figures = frame_parts(match, args.frames)
     board = str(match.svg(match.last_step, None))
-    figures["og:image: render_svg (anchor) ms"] = timed(lambda: match.game.render_svg(
-        match.steps[-1].state, None), 5) * 1000
-    figures["og:image uncached now, nothing kept ms"] = timed(lambda: uncached_preview(board),
-                                                              3) * 1000
-    figures["og:image uncached now, another step ms"] = timed(another_steps_preview(
-        match, match.last_step), 1) * 1000
-    figures["og:image before (resvg) ms"] = timed(lambda: old_preview(board), 3) * 1000
-    figures["GIF: render_svg of every step (anchor) s"] = timed(lambda: [
-        match.game.render_svg(match.steps[n].state, None) for n in range(first, last + 1)])
+    name = "og:image: render_svg (anchor) ms"
+    figures[name] = timed(lambda: match.game.render_svg(match.steps[-1].state, None), 5,
+                          name) * 1000
+    name = "og:image uncached now, nothing kept ms"
+    figures[name] = timed(lambda: uncached_preview(board), 3, name) * 1000
+    name = "og:image uncached now, another step ms"
+    figures[name] = timed(another_steps_preview(match, match.last_step), 1, name) * 1000
+    name = "og:image before (resvg) ms"
+    figures[name] = timed(lambda: old_preview(board), 3, name) * 1000
+    name = "GIF: render_svg of every step (anchor) s"
+    figures[name] = timed(lambda: [match.game.render_svg(match.steps[n].state, None)
+                                   for n in range(first, last + 1)], 1, name)
     gifs: dict[int, bytes] = {}
     for count in dict.fromkeys((1, processes)):
         flatsvg.forget()
-        start = time.perf_counter()
-        gifs[count] = match_gif(match, first, last, processes=count)
-        figures[f"first GIF, {count} process(es) s"] = time.perf_counter() - start
+        name = f"first GIF, {count} process(es) s"
+        figures[name] = timed(lambda count=count: gifs.__setitem__(count, match_gif(
+            match, first, last, processes=count)), 1, name)
     assert gifs[1] == gifs[processes], "the GIF's bytes depend on how many processes drew it"
     figures["first GIF kB"] = len(gifs[1]) / 1024
     figures["first GIF before (resvg frames alone, est.) s"] = \
@@ -145,7 +163,10 @@ def main() -> None:
     match = load_bundle(long_match(300))
     first, last = parse_steps(None, match.last_step)
     width = frame_width(match.svg(first, None))
-    runs = [run_once(match, args) for _ in range(args.runs)]
+    runs, cpus = [], []
+    for _ in range(args.runs):
+        runs.append(run_once(match, args))
+        cpus.append(dict(CPU))
     print(f"match: {len(match.events)} events, {match.last_step + 1} steps; first GIF: steps "
           f"{first} to {last} ({last - first + 1} frames, at most {MAX_GIF_FRAMES}), {width} px "
           f"wide; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; medians "
@@ -154,12 +175,19 @@ def main() -> None:
     anchors = {"GIF": medians["GIF: render_svg of every step (anchor) s"],
                "og:image": medians["og:image: render_svg (anchor) ms"],
                "frame": medians["frame: render_svg (anchor)"]}
+    cpu = {name: statistics.median(run[name] for run in cpus) for name in cpus[0]}
     for name, value in medians.items():
         unit = "" if name.endswith(("ms", " s", "kB")) else " ms a frame"
         family = next((key for key in anchors if key in name.split(",")[0]), None)
         ratio = f"   ({value / anchors[family]:7.1f}x its anchor)" if family and \
             not name.endswith("kB") else ""
         print(f"{name:>48}: {value:9.3f}{unit}{ratio}")
+        if name in cpu:
+            anchor = next(cpu[key] for key in cpu if key.startswith(family or "?") and
+                          "anchor" in key) if family else None
+            ratio = f"   ({cpu[name] / anchor:7.1f}x its anchor's CPU)" if anchor else ""
+            scale = 1000 if name.endswith("ms") else 1
+            print(f"{'CPU':>48}: {cpu[name] * scale:9.3f}{ratio}")
 
 
 if __name__ == "__main__":

@@ -134,16 +134,57 @@ def _quantised(frame: Image.Image, palette: Image.Image) -> Image.Image:
 
 
 def _palette_image(colours: bytes) -> Image.Image:
-    """A palette as the picture Pillow quantises to (its pixels play no part)."""
+    """A palette as the picture Pillow quantises to (its pixels play no part), the same one
+    for the same colours while a GIF is drawn: Pillow keeps each colour's nearest palette
+    entry on the palette once found, so a palette made anew for every frame (as the drawing
+    processes did) finds them all again, two thirds of quantising a frame."""
+    global _LAST_PALETTE
+    if _LAST_PALETTE is not None and _LAST_PALETTE[0] == colours:
+        return _LAST_PALETTE[1]
     palette = Image.new("P", (1, 1))
     palette.putpalette(colours)
+    _LAST_PALETTE = colours, palette
     return palette
+
+
+#: the palette the last frame was quantised to, by its colours (see _palette_image)
+_LAST_PALETTE: tuple[bytes, Image.Image] | None = None
+
+
+class _Indexing:
+    """Frames quantised to a GIF's palette one after another in a process: a frame that
+    FrameDrawer repainted from the one quantised before is quantised only in the boxes it
+    repainted, the rest copied from that one's colours. The same colours as the whole frame
+    quantised: with no dithering a pixel's colour is the palette's nearest to it, whatever
+    its neighbours (a test compares the GIFs)."""
+
+    def __init__(self) -> None:
+        #: the last frame quantised, the palette's colours and the frame in them
+        self._last: tuple[Image.Image, bytes, Image.Image] | None = None
+
+    def indexed(self, frame: Image.Image, colours: bytes) -> Image.Image:
+        """``frame`` (the last picture _FRAMES drew, or any other) in ``colours``."""
+        palette = _palette_image(colours)
+        repainted, last = _FRAMES.repainted, self._last
+        if repainted is not None and last is not None and repainted[2] is frame and \
+                repainted[0] is last[0] and last[1] == colours:
+            indexed = last[2].copy() if repainted[1] else last[2]
+            for box in repainted[1]:
+                indexed.paste(_quantised(frame.crop(box), palette), box[:2])
+        else:
+            indexed = _quantised(frame, palette)
+        self._last = frame, colours, indexed
+        return indexed
+
+
+#: this process's frames quantised, each from the one before where it can
+_INDEXING = _Indexing()
 
 
 def _indexed_frame(job: Job) -> Indexed:
     """One frame drawn and quantised to the GIF's palette, as a drawing process sends it."""
     svg, width, colours = job
-    frame = _quantised(_frame_pixels(svg, width), _palette_image(colours))
+    frame = _INDEXING.indexed(_frame_pixels(svg, width), colours)
     return frame.width, frame.height, frame.tobytes()
 
 

@@ -82,12 +82,23 @@ def _number(element: ET.Element, name: str, default: float = 0.0) -> float:
     text = element.get(name)
     if text is None:
         return default
-    found = _NUMBER.match(text)
-    if found is None:
+    value = _plain_number(text)
+    if value is None:
         raise UnsupportedDrawing(f"{name}={text!r} is not a plain number")
-    return float(found.group(1))
+    return value
 
 
+# the two below are kept by their text: a GIF's frames say the same few hundred numbers and
+# colours tens of thousands of times
+
+
+@lru_cache(maxsize=4096)
+def _plain_number(text: str) -> float | None:
+    found = _NUMBER.match(text)
+    return None if found is None else float(found.group(1))
+
+
+@lru_cache(maxsize=1024)
 def _colour(value: str) -> tuple[int, int, int] | None:
     if value.strip() == "none":
         return None
@@ -109,6 +120,7 @@ def forget() -> None:
     """Drop the glyphs, widths and ops kept between drawings, so that the next drawing is
     drawn as a process's first would be (for a benchmark's "uncached" figures and for tests)."""
     _lettering.cache_clear()
+    _words_mask.cache_clear()
     _width_at_100.cache_clear()
     _LEAF_OPS.clear()
 
@@ -206,7 +218,7 @@ _LEAF_OPS_KEPT = 8192
 
 def _source(element: ET.Element) -> tuple[Any, ...]:
     return (element.tag, tuple(element.attrib.items()), element.text, element.tail,
-            tuple(_source(child) for child in element))
+            tuple(map(_source, element)) if len(element) else ())
 
 
 class _Flattener:
@@ -344,7 +356,8 @@ class _Flattener:
                 for _, (x, y), _, (right, bottom) in painted[1:]:
                     box = (min(box[0], x), min(box[1], y), max(box[2], right),
                            max(box[3], bottom))
-                self.ops.append(_Op("text", tuple(painted), box))
+                self.ops.append(_Op("words" if _one_mask(painted) else "text",
+                                    tuple(painted), box))
 
 
 def _paint(canvas: Image.Image, ops: Sequence[_Op], left: int = 0, top: int = 0) -> None:
@@ -385,6 +398,9 @@ def _paint(canvas: Image.Image, ops: Sequence[_Op], left: int = 0, top: int = 0)
             if stroke is not None:
                 draw.line(moved + (moved[:1] if closed else []), fill=stroke, width=pixels,
                           joint="curve")
+        elif op.paint == "words":
+            canvas.paste(op.args[0][2], (op.box[0] - left, op.box[1] - top),
+                         _words_mask(op.args, op.box))
         else:
             for piece, (x, y), fill, (right, bottom) in op.args:
                 # a repainted region meets few of a long text's words: the others would
@@ -392,6 +408,34 @@ def _paint(canvas: Image.Image, ops: Sequence[_Op], left: int = 0, top: int = 0)
                 if right > left and bottom > top and x < left + canvas.width and \
                         y < top + canvas.height:
                     canvas.paste(fill, (x - left, y - top), _lettering(*piece).mask)
+
+
+_Piece = tuple[tuple[str, bool, float], tuple[int, int], Colour, tuple[int, int]]
+
+
+def _one_mask(painted: Sequence[_Piece]) -> bool:
+    """Whether a text's words can be painted through one mask: several words, one colour,
+    no two masks sharing a pixel (then each pixel is painted by one word's coverage alone,
+    as when the words are pasted one by one)."""
+    if len(painted) < 2 or len({fill for _, _, fill, _ in painted}) > 1:
+        return False
+    return not any(x < other_right and other_x < right and y < other_bottom and other_y < bottom
+                   for index, (_, (x, y), _, (right, bottom)) in enumerate(painted)
+                   for _, (other_x, other_y), _, (other_right, other_bottom)
+                   in painted[index + 1:])
+
+
+@lru_cache(maxsize=4096)
+def _words_mask(painted: tuple[_Piece, ...], box: Box) -> Image.Image:
+    """A text's word masks side by side in one mask covering ``box``, kept: pasting a
+    frame's ~85 words one by one is most of repainting it (Pillow's paste costs ~10x its
+    pixels' work in Python), a mask a line is a quarter of the pastes."""
+    mask = Image.new("L", (box[2] - box[0], box[3] - box[1]))
+    for piece, (x, y), _, _ in painted:
+        word = _lettering(*piece).mask
+        if word is not None:
+            mask.paste(word, (x - box[0], y - box[1]))
+    return mask
 
 
 class _Lettering(NamedTuple):
@@ -546,10 +590,16 @@ class FrameDrawer:
         # the last frame and its picture, as one value: two threads drawing at once (which
         # the server does not do) would repaint more than they need, never a wrong frame
         self._last: tuple[FlatDrawing, Image.Image] | None = None
+        #: how the last picture drawn came about: (the picture drawn before it, the boxes
+        #: repainted on a copy of that, in the picture's pixels, the picture), or None where
+        #: it was painted whole; what else is kept from a frame (its GIF colours) need only
+        #: be found again in those boxes
+        self.repainted: tuple[Image.Image, list[Box], Image.Image] | None = None
 
     def draw(self, drawing: FlatDrawing) -> Image.Image:
         """``drawing`` as an RGB picture (kept for the next frame: do not change it)."""
         last, picture = self._last if self._last is not None else (None, None)
+        repainted = None
         if last is None or picture is None or last.size != drawing.size or \
                 last.background != drawing.background or \
                 last.supersample != drawing.supersample:
@@ -560,11 +610,18 @@ class FrameDrawer:
             whole = drawing.size[0] * drawing.size[1] * drawing.supersample ** 2
             if area > self.WHOLE_FROM * whole:
                 picture = paint(drawing)
-            elif regions:
-                picture = picture.copy()
-                for region in regions:
-                    _repaint(picture, drawing, region)
+            else:
+                before, times = picture, drawing.supersample
+                if regions:
+                    picture = picture.copy()
+                    for region in regions:
+                        _repaint(picture, drawing, region)
+                # regions start and end on whole supersampled pixels (or the picture's edge)
+                repainted = (before, [(left // times, top // times, right // times,
+                                       bottom // times)
+                                      for left, top, right, bottom in regions], picture)
         self._last = drawing, picture
+        self.repainted = repainted
         return picture
 
 
@@ -577,28 +634,13 @@ def _repaint(picture: Image.Image, drawing: FlatDrawing, region: Box) -> None:
     picture.paste(canvas.reduce(times) if times > 1 else canvas, (left // times, top // times))
 
 
-def _overlap(a: Box, b: Box) -> bool:
-    """Whether two boxes share a pixel or touch (both taken as including their edges, so
-    that an op whose edge meets a region is painted in it)."""
-    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
-
-
 def changed_regions(before: FlatDrawing, after: FlatDrawing) -> list[Box]:
     """Where ``after`` may differ from ``before``: the boxes of the ops either has and the
     other does not (in painting order), widened to whole supersampled pixels and a margin, clipped
     to the picture, overlapping ones merged."""
     times = after.supersample
     width, height = after.size[0] * times, after.size[1] * times
-    # ops compared by identity: an element seen before yields the very ops it did (the leaf
-    # cache), and two ops that are equal but not the same only cost a repaint, never a
-    # wrong pixel; comparing ints is much cheaper than comparing ops
-    matcher = SequenceMatcher(None, [id(op) for op in before.ops],
-                              [id(op) for op in after.ops], autojunk=False)
-    boxes: list[Box] = []
-    for tag, first, last, start, end in matcher.get_opcodes():
-        if tag != "equal":
-            boxes.extend(op.box for op in before.ops[first:last])
-            boxes.extend(op.box for op in after.ops[start:end])
+    boxes = [op.box for op in _unshared_ops(before.ops, after.ops)]
     margin = times + 1
     regions: list[Box] = []
     for left, top, right, bottom in boxes:
@@ -611,12 +653,41 @@ def changed_regions(before: FlatDrawing, after: FlatDrawing) -> list[Box]:
         merging = True
         while merging:  # a region that grows may meet one it did not before
             merging = False
-            for index, other in enumerate(regions):
-                if _overlap(region, other):
-                    region = (min(region[0], other[0]), min(region[1], other[1]),
-                              max(region[2], other[2]), max(region[3], other[3]))
+            left, top, right, bottom = region
+            for index, (other_left, other_top, other_right, other_bottom) in enumerate(regions):
+                # touching counts (boxes include their edges): an op whose edge meets a
+                # region is painted in it
+                if left <= other_right and other_left <= right and top <= other_bottom and \
+                        other_top <= bottom:
+                    region = (min(left, other_left), min(top, other_top),
+                              max(right, other_right), max(bottom, other_bottom))
                     del regions[index]
                     merging = True
                     break
         regions.append(region)
     return regions
+
+
+def _unshared_ops(before: Sequence[_Op], after: Sequence[_Op]) -> list[_Op]:
+    """The ops of ``before`` and of ``after`` outside a common subsequence of both, by
+    identity: an element seen before yields the very ops it did (the leaf cache), and two ops
+    that are equal but not the same only cost a repaint, never a wrong pixel.
+
+    Mostly a frame's ops are the last frame's less some, plus some, the rest in the same
+    order: then the ops in only one of them are the answer (every pixel outside their boxes
+    is painted by the same ops in the same order in both), found with two sets. Otherwise (an
+    op twice in a frame, the shared ones reordered) difflib finds the common subsequence."""
+    before_ids, after_ids = [id(op) for op in before], [id(op) for op in after]
+    in_before, in_after = set(before_ids), set(after_ids)
+    if len(in_before) == len(before_ids) and len(in_after) == len(after_ids) and \
+            [key for key in before_ids if key in in_after] == \
+            [key for key in after_ids if key in in_before]:
+        return [op for op in before if id(op) not in in_after] + \
+            [op for op in after if id(op) not in in_before]
+    matcher = SequenceMatcher(None, before_ids, after_ids, autojunk=False)
+    unshared: list[_Op] = []
+    for tag, first, last, start, end in matcher.get_opcodes():
+        if tag != "equal":
+            unshared.extend(before[first:last])
+            unshared.extend(after[start:end])
+    return unshared

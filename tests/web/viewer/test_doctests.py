@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("name", ["animation", "matches", "page", "present", "sources"])
+@pytest.mark.parametrize("name", ["animation", "matches", "page", "present", "preview", "sources"])
 def test_docstring_examples(name: str) -> None:
     module = importlib.import_module(f"fairdeal.web.viewer.{name}")
     result = doctest.testmod(module)

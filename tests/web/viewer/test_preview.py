@@ -1,13 +1,21 @@
-"""Link previews: the match page's og:image is the board at the linked step as a PNG, rendered
-by resvg and served from a cache."""
+"""Link previews: the match page's og:image is the board at the linked step as a PNG, drawn by
+flatsvg (resvg for what it does not draw), written by preview.png_bytes and served from a cache."""
 
 from __future__ import annotations
 
+import io
 import re
 import struct
 from typing import Any
 
 import pytest
+from PIL import Image
+
+from fairdeal.web.viewer.matches import load_bundle
+from fairdeal.web.viewer.preview import PREVIEW_WIDTH, png_bytes
+from fairdeal.web.viewer.raster import svg_to_image
+
+from . import conftest as helpers
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -64,3 +72,20 @@ def test_a_step_past_the_end_and_a_bad_match_are_404s(client: Any,
     assert client.get(f"/m/{match_id}/step/99999.png").status_code == 404
     assert client.get("/m/nope/step/1.png").status_code == 404
     assert client.get("/m/bad id!/step/1.png").status_code == 404
+
+
+@pytest.mark.parametrize("game", ["arcomage", "toybattle", "wyrdstone", "crazy-eights"])
+def test_the_png_is_the_picture_drawn(game: str) -> None:
+    """The PNG is written here, rows unfiltered (Pillow's writer tries every filter on every
+    row): decoded by Pillow it is the drawing, pixel for pixel, and no larger than Pillow's."""
+    match = load_bundle(helpers.bundle_bytes(helpers.simulate(game, 1, seed=f"png-{game}")[0]))
+    svg = str(match.svg(match.last_step, None))
+    width = float(re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"', svg).group(1))
+    picture = svg_to_image(svg, zoom=PREVIEW_WIDTH / width, supersample=1)
+    png = png_bytes(picture)
+    with Image.open(io.BytesIO(png)) as decoded:
+        assert decoded.mode == "RGB" and decoded.size == picture.size
+        assert decoded.tobytes() == picture.tobytes()
+    pillows = io.BytesIO()
+    picture.save(pillows, "PNG", compress_level=1)
+    assert len(png) < 1.2 * len(pillows.getvalue())

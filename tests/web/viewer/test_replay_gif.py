@@ -117,3 +117,17 @@ def test_frames_are_drawn_here_when_no_process_can_be_started(monkeypatch, caplo
     with caplog.at_level("WARNING", logger=animation.__name__):
         assert match_gif(match, 0, 9, processes=2) == alone
     assert "drawing a GIF's frames in one process" in caplog.text
+
+
+def test_frames_quantised_where_they_were_repainted_are_the_frames_quantised_whole(
+        monkeypatch: Any) -> None:
+    """A frame repainted from the one before is quantised only where it was repainted: the
+    GIF is the same file as with every frame quantised whole."""
+    match = load_bundle(LONG.read_bytes())
+    where_repainted = match_gif(match, 0, 40, processes=1)
+
+    def whole(self: Any, frame: Image.Image, colours: bytes) -> Image.Image:
+        return animation._quantised(frame, animation._palette_image(colours))
+
+    monkeypatch.setattr(animation._Indexing, "indexed", whole)
+    assert match_gif(match, 0, 40, processes=1) == where_repainted
