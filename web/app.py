@@ -38,6 +38,7 @@ from flask import Flask
 from fairdeal.ledger.service import Ledger
 
 from .api.body import MAX_BUNDLE_BYTES
+from .jsonanswers import FastJSONProvider
 
 log = logging.getLogger("fairdeal.web")
 
@@ -59,8 +60,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if ledger is None:
         ledger = Ledger.open(app.config["FAIRDEAL_DATA_DIR"], app.config["FAIRDEAL_DATABASE_URL"])
     # Flask 2.3 dropped the JSON_SORT_KEYS setting above: the provider's flag is what counts;
-    # sorting every answer's keys is work no client needs (hashes use canonical JSON, not this)
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    # sorting every answer's keys is work no client needs (hashes use canonical JSON, not this).
+    # The provider writes Flask's own bytes, by orjson where they are provably the same
+    app.json = FastJSONProvider(app)
+    app.json.sort_keys = False
     app.extensions["fairdeal.ledger"] = ledger
     if app.config["FAIRDEAL_SWEEPER"]:
         ledger.start_sweeper(float(app.config["FAIRDEAL_SWEEP_INTERVAL"]))
