@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from inspect import iscoroutinefunction
+from types import FunctionType
 from typing import Any
 
 import click
@@ -43,9 +45,37 @@ from .jsonanswers import FastJSONProvider
 log = logging.getLogger("fairdeal.web")
 
 
+#: how many functions FairdealFlask remembers as synchronous at most
+_SYNC_REMEMBERED = 1_000
+
+
+class FairdealFlask(Flask):
+    """Flask, which asks of every hook and view it calls whether it is a coroutine function,
+    three times a request (inspect's flags, a few microseconds each): the answer for a plain
+    function is remembered here, as the function itself. Any other callable (a bound method,
+    a partial, an ``async def`` one) is asked each time, as Flask does."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._synchronous: dict[FunctionType, bool] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        if type(func) is FunctionType:
+            known = self._synchronous.get(func)
+            if known is None:
+                known = not iscoroutinefunction(func)
+                # the app's hooks and views, a few dozen; a closure made per request
+                # (after_this_request) must not grow it without end
+                if len(self._synchronous) < _SYNC_REMEMBERED:
+                    self._synchronous[func] = known
+            if known:
+                return func
+        return super().ensure_sync(func)
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """A configured app with the API and the viewer registered."""
-    app = Flask(__name__)
+    app = FairdealFlask(__name__)
     app.config.update(
         FAIRDEAL_DATA_DIR=os.environ.get("FAIRDEAL_DATA_DIR") or click.get_app_dir("fairdeal"),
         FAIRDEAL_DATABASE_URL=os.environ.get("FAIRDEAL_DATABASE_URL") or None,
