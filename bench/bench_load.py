@@ -6,6 +6,7 @@ they share: at most cores / (server + bots CPU per move)).
 
     .venv/bin/python bench/bench_load.py [--seconds 60] [--concurrency 16] [--postgres URL]
         [--servers gunicorn,granian] [--rounds N]
+    .venv/bin/python bench/bench_load.py --in-process 6   # the server's CPU without HTTP
     make bench-load
 
 Not a test: it prints a table (and, with --profile, a py-spy profile of one worker). The bots
@@ -225,6 +226,65 @@ def _verify_all(url: str, key: SigningKey) -> tuple[int, int]:
     return verified, failed
 
 
+def in_process(matches: int, seed: int = 7) -> dict[str, float]:
+    """The server's CPU without HTTP: the bots' ``play_match`` through an ``ApiClient`` whose
+    requests are WSGI calls of the app in this process (a fresh SQLite data folder), each
+    request's thread CPU counted. Returns the medians, in µs, of a move's POST and of a seat's
+    GET, and the server's CPU a move (every request of the matches: creation, seats, seeds,
+    bundles). Run it from each checkout in turn to compare two builds."""
+    import io
+    import random
+    import statistics
+    import time
+
+    from fairdeal.client import play_match
+    from fairdeal.web.app import create_app
+
+    folder = Path(tempfile.mkdtemp(prefix="fairdeal-wsgi-"))
+    app = create_app({"FAIRDEAL_DATA_DIR": str(folder), "FAIRDEAL_SWEEPER": False,
+                      "FAIRDEAL_RATE_LIMITS": "off"})
+    spent: dict[str, list[float]] = {"post": [], "get": [], "all": []}
+
+    class InProcess(ApiClient):
+        def raw(self, method: str, path: str, data: bytes | None = None,
+                token: str | None = None) -> tuple[int, bytes]:
+            route, _, query = (self._prefix + path).partition("?")
+            environ: dict[str, Any] = {
+                "REQUEST_METHOD": method, "PATH_INFO": route, "QUERY_STRING": query,
+                "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8000",
+                "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "127.0.0.1",
+                "HTTP_HOST": "127.0.0.1:8000", "HTTP_ACCEPT": "application/json",
+                "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(data or b""),
+                "wsgi.errors": sys.stderr, "wsgi.multithread": True,
+                "wsgi.multiprocess": False, "wsgi.run_once": False, "wsgi.version": (1, 0)}
+            if data is not None:
+                environ.update(CONTENT_TYPE="application/json", CONTENT_LENGTH=str(len(data)))
+            if token is not None:
+                environ["HTTP_AUTHORIZATION"] = f"Bearer {token}"
+            status: list[str] = []
+            started = time.thread_time()
+            answer = app(environ, lambda line, headers, exc_info=None: status.append(line))
+            body = b"".join(answer)
+            getattr(answer, "close", lambda: None)()
+            took = time.thread_time() - started
+            spent["all"].append(took)
+            if route.endswith("/actions"):
+                spent["post"].append(took)
+            elif method == "GET" and token is not None and route.count("/") == 4:
+                spent["get"].append(took)
+            return int(status[0].split()[0]), body
+
+    client = InProcess("http://127.0.0.1:8000")
+    key = client.call("GET", "/keys")["keys"][0]["key"]
+    master = random.Random(seed)
+    moves = sum(play_match(client, "arcomage", rng=random.Random(master.randbytes(16)),
+                           server_key=key)["moves"] for _ in range(matches))
+    shutil.rmtree(folder, ignore_errors=True)
+    return {"post_us": 1e6 * statistics.median(spent["post"]),
+            "get_us": 1e6 * statistics.median(spent["get"]),
+            "server_us_a_move": 1e6 * sum(spent["all"]) / max(1, moves), "moves": moves}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60)
@@ -240,7 +300,17 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--servers", default="gunicorn,granian",
                         help="which WSGI servers, alternating in each round")
+    parser.add_argument("--in-process", type=int, default=0, metavar="MATCHES",
+                        help="only the server's CPU without HTTP: MATCHES matches through "
+                        "WSGI calls in this process (run from each checkout in turn)")
     args = parser.parse_args()
+    if args.in_process:
+        figures = in_process(args.in_process)
+        print(f"in-process, {figures['moves']:.0f} moves: a move's POST "
+              f"{figures['post_us']:.0f} µs, a seat's GET {figures['get_us']:.0f} µs (medians "
+              f"of thread CPU); the server's CPU a move {figures['server_us_a_move']:.0f} µs; "
+              f"load average {os.getloadavg()[0]:.1f}")
+        return
     backends = ["sqlite"] + (["postgresql"] if args.postgres else [])
     servers = [name.strip() for name in args.servers.split(",") if name.strip()]
     for name in servers:

@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from inspect import iscoroutinefunction
+from types import FunctionType
 from typing import Any
 
 import click
@@ -38,13 +40,42 @@ from flask import Flask
 from fairdeal.ledger.service import Ledger
 
 from .api.body import MAX_BUNDLE_BYTES
+from .jsonanswers import FastJSONProvider
 
 log = logging.getLogger("fairdeal.web")
 
 
+#: how many functions FairdealFlask remembers as synchronous at most
+_SYNC_REMEMBERED = 1_000
+
+
+class FairdealFlask(Flask):
+    """Flask, which asks of every hook and view it calls whether it is a coroutine function,
+    three times a request (inspect's flags, a few microseconds each): the answer for a plain
+    function is remembered here, as the function itself. Any other callable (a bound method,
+    a partial, an ``async def`` one) is asked each time, as Flask does."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._synchronous: dict[FunctionType, bool] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        if type(func) is FunctionType:
+            known = self._synchronous.get(func)
+            if known is None:
+                known = not iscoroutinefunction(func)
+                # the app's hooks and views, a few dozen; a closure made per request
+                # (after_this_request) must not grow it without end
+                if len(self._synchronous) < _SYNC_REMEMBERED:
+                    self._synchronous[func] = known
+            if known:
+                return func
+        return super().ensure_sync(func)
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """A configured app with the API and the viewer registered."""
-    app = Flask(__name__)
+    app = FairdealFlask(__name__)
     app.config.update(
         FAIRDEAL_DATA_DIR=os.environ.get("FAIRDEAL_DATA_DIR") or click.get_app_dir("fairdeal"),
         FAIRDEAL_DATABASE_URL=os.environ.get("FAIRDEAL_DATABASE_URL") or None,
@@ -59,8 +90,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if ledger is None:
         ledger = Ledger.open(app.config["FAIRDEAL_DATA_DIR"], app.config["FAIRDEAL_DATABASE_URL"])
     # Flask 2.3 dropped the JSON_SORT_KEYS setting above: the provider's flag is what counts;
-    # sorting every answer's keys is work no client needs (hashes use canonical JSON, not this)
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    # sorting every answer's keys is work no client needs (hashes use canonical JSON, not this).
+    # The provider writes Flask's own bytes, by orjson where they are provably the same
+    app.json = FastJSONProvider(app)
+    app.json.sort_keys = False
     app.extensions["fairdeal.ledger"] = ledger
     if app.config["FAIRDEAL_SWEEPER"]:
         ledger.start_sweeper(float(app.config["FAIRDEAL_SWEEP_INTERVAL"]))
