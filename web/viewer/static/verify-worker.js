@@ -181,23 +181,32 @@ async function sha256(pyodide, buffer) {
   }
 }
 
+// an earlier visit's heap, read and hashed at once (the hashing runs off this thread while
+// the runtime's scripts load): {heap, intact, of} or null when there is none
+function readSnapshot(kept) {
+  return kept.then(async function (entry) {
+    if (!entry) return null;
+    var heap = new Uint8Array(await entry.arrayBuffer());
+    var digest = hex(await self.crypto.subtle.digest("SHA-256", heap));
+    return { heap: heap, intact: entry.headers.get(SNAPSHOT_SHA256) === digest,
+             of: entry.headers.get(SNAPSHOT_OF) };
+  });
+}
+
 // the heap an earlier visit kept, restored, if it was made from this visit's very inputs; null
 // when there is none, it was made from others, or it does not restore (then it is dropped)
-async function restoreSnapshot(kept, packages, customize, options) {
-  var entry = await kept;
-  if (!entry) return null;
+async function restoreSnapshot(read, packages, customize, options) {
+  var kept = await read;
+  if (!kept) return null;
   var zip = await packages;
   var digest = hex(await self.crypto.subtle.digest("SHA-256", zip));
-  if (entry.headers.get(SNAPSHOT_OF) !== await snapshotOf(digest, await customize)) {
+  if (kept.of !== await snapshotOf(digest, await customize)) {
     self.fairdealSnapshot.restore = "stale";  // this visit's replaces it
     return null;
   }
   try {
-    var heap = new Uint8Array(await entry.arrayBuffer());
-    if (entry.headers.get(SNAPSHOT_SHA256) !== hex(await self.crypto.subtle.digest("SHA-256", heap))) {
-      throw new Error("damaged: its bytes are not the ones kept");
-    }
-    var pyodide = await loadPyodide(Object.assign({}, options, { _loadSnapshot: heap }));
+    if (!kept.intact) throw new Error("damaged: its bytes are not the ones kept");
+    var pyodide = await loadPyodide(Object.assign({}, options, { _loadSnapshot: kept.heap }));
     // the bytecode cache's finder came back with the heap; it takes what the last visit kept
     // (the modules imported after the snapshot, such as the match's game) and counts anew
     var whole = pyodide.runPython([
@@ -237,7 +246,8 @@ function boot() {
         return response.arrayBuffer();
       });
       packages.catch(function () { /* said when Python is ready for it */ });
-      var kept = storedSnapshot();
+      var read = readSnapshot(storedSnapshot());
+      read.catch(function () { /* none then */ });
       importScripts(runtimeUrl + "pyodide.js");
       var options = {
         indexURL: runtimeUrl, fullStdLib: false,
@@ -253,7 +263,7 @@ function boot() {
           else if (seed) FS.writeFile("/lib/fairdeal-bytecode-seed", new Uint8Array(seed));
         },
       };
-      var restored = await restoreSnapshot(kept, packages, customize, options).catch(
+      var restored = await restoreSnapshot(read, packages, customize, options).catch(
         function () { return null; });
       /* global loadPyodide */
       var pyodide = restored ? restored.pyodide
