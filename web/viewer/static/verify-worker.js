@@ -220,6 +220,8 @@ async function restoreSnapshot(read, packages, customize, options) {
       "'_fairdeal_verify' in globals() and 'fairdeal.verifier.inputs' in sys.modules",
     ].join("\n"));
     if (whole !== true) throw new Error("fairdeal's verifier is not in it");
+    // Pyodide's config keeps what it was given: the heap's 24 MB copy, no longer needed
+    if (pyodide._api && pyodide._api.config) pyodide._api.config._loadSnapshot = null;
     self.fairdealSnapshot.restore = "restored";
     return { pyodide: pyodide, zip: zip, sha256: digest };
   } catch (error) {
