@@ -22,7 +22,9 @@ compare across machines.
 ``--before TREE`` makes "before" the verifier as it was too, not only the page: its worker
 script and fairdeal.zip are served from another checkout's source (``git worktree add --detach
 TREE COMMIT``), so that a faster verifier or worker shows against it; without it "before" runs
-today's worker and verifier.
+today's worker and verifier. With it, "noseed" gives way to "main": today's page as served,
+seed and all, with TREE's worker and verifier (the anchor of a change to the worker, in the
+same run).
 
     python bench/bench_browser_verify.py [--runs 5] [--events 300] [--before TREE]
 """
@@ -103,11 +105,12 @@ def before_files(tree: Path) -> dict[str, bytes]:
             "/pyodide/fairdeal.zip": build_archive(roots, installed_plugins())}
 
 
-def serve(data: bytes, folder: Path, before: dict[str, bytes]
+def serve(data: bytes, folder: Path, before: dict[str, bytes], pages: list[str]
           ) -> tuple[list[Any], dict[str, str]]:
-    """The project's app with the match, on three servers: as served ("after") and with its
-    match page rewritten as it was before issue 20 ("before", with ``before``'s files in place
-    of today's) and as on a site without the seed ("noseed"); the match page's URL on each."""
+    """The project's app with the match, on a server for each of ``pages``: as served
+    ("after"), with its match page rewritten as it was before issue 20 ("before", with
+    ``before``'s files in place of today's), as on a site without the seed ("noseed") and as
+    served with ``before``'s files ("main"); the match page's URL on each."""
     from werkzeug.serving import make_server
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request otherwise
@@ -117,8 +120,11 @@ def serve(data: bytes, folder: Path, before: dict[str, bytes]
     match_id, report = app.extensions["fairdeal.ledger"].import_bundle(data)
     assert match_id is not None, report.failure
     servers, urls = [], {}
-    for page, wsgi in (("after", app.wsgi_app), ("before", Before(app.wsgi_app, files=before)),
-                       ("noseed", Before(app.wsgi_app, only_seed=True))):
+    wsgis = {"after": app.wsgi_app, "before": Before(app.wsgi_app, files=before),
+             "noseed": Before(app.wsgi_app, only_seed=True),
+             "main": Before(app.wsgi_app, files=before, as_served=True)}
+    for page in pages:
+        wsgi = wsgis[page]
         httpd = make_server("127.0.0.1", 0, wsgi, threaded=True)
         threading.Thread(target=httpd.serve_forever, daemon=True).start()
         servers.append(httpd)
@@ -133,8 +139,9 @@ class Before:
     Everything else is the app's own answer."""
 
     def __init__(self, app: Any, only_seed: bool = False,
-                 files: dict[str, bytes] | None = None) -> None:
+                 files: dict[str, bytes] | None = None, as_served: bool = False) -> None:
         self.app = app
+        self.as_served = as_served  # "main": the page as served, only ``files`` replaced
         self.only_seed = only_seed  # "noseed": today's page on a site without the seed
         self.files = files or {}
 
@@ -147,6 +154,8 @@ class Before:
             [status, headers])))
         if path in self.files:  # a 304 stays one: the browser keeps the body it was given
             body = self.files[path] if kept[0].startswith("200") else body
+        elif self.as_served:
+            pass
         elif self.only_seed:
             body = re.sub(rb"&(amp;)?seed=[^&\"]*", b"", body)
         else:
@@ -157,14 +166,42 @@ class Before:
         return [body]
 
 
-PARTS = ("worker_ms", "runtime_ms", "packages_ms", "imports_ms", "verify_ms", "rest_ms")
+PARTS = ("worker_ms", "runtime_ms", "packages_ms", "imports_ms", "snapshot_ms", "verify_ms",
+         "rest_ms")
 NAMES = {"worker_ms": "page until the worker starts", "runtime_ms": "Pyodide's start",
-         "packages_ms": "fairdeal's zip", "imports_ms": "imports", "verify_ms": "verification",
+         "packages_ms": "fairdeal's zip", "imports_ms": "imports",
+         "snapshot_ms": "making the snapshot", "verify_ms": "verification",
          "rest_ms": "the rest (messages, drawing)"}
 
 
-def verdict(tab: Any, url: str, before: bool) -> dict[str, Any]:
-    """Open ``url``; the milliseconds from navigation to the browser's verdict and their parts."""
+def browser_cpu(profile: str) -> float:
+    """CPU seconds (user and system) used so far by the browser started on ``profile`` and
+    every process under it (renderers, where the worker runs, the GPU and network services):
+    what the machine's load disturbs less than the time to the verdict."""
+    tick = os.sysconf("SC_CLK_TCK")
+    processes = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:  # gone meanwhile
+            continue
+        processes[int(entry.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]),
+                                      f"--user-data-dir={profile}".encode() in command)
+    ours = {pid for pid, (_, _, root) in processes.items() if root}
+    grown = True
+    while grown:
+        below = {pid for pid, (parent, _, _) in processes.items() if parent in ours} - ours
+        grown = bool(below)
+        ours |= below
+    return sum(processes[pid][1] for pid in ours) / tick
+
+
+def verdict(tab: Any, url: str, before: bool, profile: str) -> dict[str, Any]:
+    """Open ``url``; the milliseconds from navigation to the browser's verdict and their parts,
+    and the browser's CPU seconds until then."""
     tab.goto(url)
     tab.wait_for_function("() => ['agree', 'disagree', 'error'].includes("
                           "document.getElementById('browser-verify').dataset.state)",
@@ -172,19 +209,30 @@ def verdict(tab: Any, url: str, before: bool) -> dict[str, Any]:
     state = tab.evaluate("document.getElementById('browser-verify').dataset.state")
     assert state == "agree", state
     total = tab.evaluate("performance.now()")  # the verdict was just drawn
+    cpu = browser_cpu(profile)
     browser = tab.evaluate("window.fairdealBrowserReport.browser")
     worker = tab.workers[0]
     origin = worker.evaluate("performance.timeOrigin") - tab.evaluate("performance.timeOrigin")
     start = browser["startup"]
     parts = {"worker_ms": origin + start["since_worker_ms"], "runtime_ms": start["runtime_ms"],
              "packages_ms": start["packages_ms"], "imports_ms": start["imports_ms"],
-             "verify_ms": browser["seconds"] * 1000}
+             "snapshot_ms": start.get("snapshot_ms", 0), "verify_ms": browser["seconds"] * 1000}
     parts["rest_ms"] = total - sum(parts.values())
     if not before:  # the bytecode kept for the next visit, before the browser closes
         worker.evaluate("() => new Promise(function wait(done) { self.fairdealBytecode.saved"
                         " || self.fairdealBytecode.error ? done() : setTimeout(wait, 50, done) })")
         assert "error" not in worker.evaluate("self.fairdealBytecode"), "bytecode not kept"
-    return {"total_ms": total, "bytecode": start.get("bytecode"), **parts}
+        # and the memory snapshot, where the worker makes one (main's did not)
+        worker.evaluate("() => new Promise(function wait(done) { !self.fairdealSnapshot"
+                        " || self.fairdealSnapshot.saved || self.fairdealSnapshot.error ? done()"
+                        " : setTimeout(wait, 50, done) })")
+        kept = worker.evaluate("self.fairdealSnapshot || {}")
+        assert "error" not in kept, f"snapshot not kept: {kept['error']}"
+    snapshot = start.get("snapshot")
+    if snapshot and start.get("snapshot_bytes"):
+        snapshot = {**snapshot, "MB": round(start["snapshot_bytes"] / 2**20, 1)}
+    return {"total_ms": total, "cpu_s": cpu, "bytecode": start.get("bytecode"),
+            "snapshot": snapshot, **parts}
 
 
 def one_run(p: Any, url: str, before: bool) -> dict[str, dict[str, Any]]:
@@ -196,7 +244,7 @@ def one_run(p: Any, url: str, before: bool) -> dict[str, dict[str, Any]]:
             context = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM,
                                                            args=ARGS)
             try:
-                seen[name] = verdict(context.new_page(), url, before)
+                seen[name] = verdict(context.new_page(), url, before, profile)
             finally:
                 context.close()
         return seen
@@ -206,22 +254,30 @@ def one_run(p: Any, url: str, before: bool) -> dict[str, dict[str, Any]]:
 
 def report(anchor: dict[str, float], runs: dict[str, list[dict[str, dict[str, Any]]]]) -> None:
     median = statistics.median
-    totals = {}
+    totals, cpus = {}, {}
     for page, seen in runs.items():
         for name in ("first load", "cached"):
             rows = [run[name] for run in seen]
             total = median(row["total_ms"] for row in rows) / 1000
             totals[page, name] = total
+            cpus[page, name] = median(row["cpu_s"] for row in rows)
             verify = median(row["verify_ms"] for row in rows) / 1000
             print(f"{page:<6} {name:<10} to verdict: {total:6.2f} s  (verification "
                   f"{verify:.2f} s = {verify / anchor['pure']:.1f}x CPython pure, "
                   f"{verify / anchor['openssl']:.0f}x CPython OpenSSL; "
-                  f"bytecode {rows[0]['bytecode']})")
+                  f"bytecode {rows[0]['bytecode']}; snapshot {rows[0]['snapshot']})")
             parts = {part: median(row[part] for row in rows) / 1000 for part in PARTS}
             print("       " + ", ".join(f"{NAMES[part]} {parts[part]:.2f}" for part in PARTS))
+            print(f"       the browser's CPU to the verdict {cpus[page, name]:.2f} s; each run, "
+                  "to verdict / Pyodide's start / verification / CPU: " + ", ".join(
+                      f"{row['total_ms'] / 1000:.2f}/{row['runtime_ms'] / 1000:.2f}/"
+                      f"{row['verify_ms'] / 1000:.2f}/{row['cpu_s']:.2f}" for row in rows))
     for name in ("first load", "cached"):
-        for page in ("noseed", "after"):
+        for page in [page for page in runs if page != "before"]:
             print(f"{page} / before, {name}: {totals[page, name] / totals['before', name]:.2f}")
+        if "main" in runs:
+            print(f"after / main, {name}: {totals['after', name] / totals['main', name]:.2f}"
+                  f" (the browser's CPU: {cpus['after', name] / cpus['main', name]:.2f})")
 
 
 def main() -> None:
@@ -240,11 +296,12 @@ def main() -> None:
     data = long_match(args.events)
     events = len(json.loads(data)["events"])
     anchor = cpython_anchor(data, args.runs)
-    runs: dict[str, list[dict[str, dict[str, Any]]]] = {"before": [], "noseed": [], "after": []}
+    pages = ["before", "main" if args.before else "noseed", "after"]
+    runs: dict[str, list[dict[str, dict[str, Any]]]] = {page: [] for page in pages}
     load = []
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as p:
         servers, urls = serve(data, Path(folder), before_files(args.before) if args.before
-                              else {})
+                              else {}, pages)
         for _ in range(args.runs):
             for page in runs:  # alternating: the machine's load hits each alike
                 runs[page].append(one_run(p, urls[page], page == "before"))

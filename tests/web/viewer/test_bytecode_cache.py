@@ -154,24 +154,28 @@ def test_imported_under_another_name_it_changes_nothing() -> None:
 def test_a_returning_visitor_loads_from_the_caches_and_gets_the_cli_s_verdict(
         tmp_path: Path, seeded_runtime: Path, signed_site: tuple[str, str]) -> None:
     """A browser profile on disk, closed and started again, as a visitor's is. The first visit
-    takes the standard library's code from the site's seed (built by Pyodide under Node.js) and
-    compiles fairdeal's own modules, all of them; the second takes Pyodide from the HTTP cache
-    and every module from the bytecode cache (none compiled). Both give `fairdeal verify
-    --json`'s report."""
+    takes the standard library's code from the site's seed (built by Pyodide under Node.js),
+    compiles fairdeal's own modules, all of them, and keeps a memory snapshot; the second takes
+    Pyodide from the HTTP cache and restores the snapshot (nothing compiled, nothing imported
+    again); a third, its snapshot gone, takes every module from the bytecode cache (none
+    compiled). All give `fairdeal verify --json`'s report."""
     playwright_api = pytest.importorskip("playwright.sync_api")
     url, match_id = signed_site
     build_seed(seeded_runtime)
     visits = []
     with playwright_api.sync_playwright() as p:
-        for _ in range(2):
+        for visit in range(3):
             context = p.chromium.launch_persistent_context(
                 str(tmp_path / "profile"), executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
-                visits.append(_visit_page(context.new_page(), f"{url}/m/{match_id}"))
+                tab = context.new_page()
+                visits.append(_visit_page(tab, f"{url}/m/{match_id}"))
+                if visit == 1:  # the bytecode cache alone, as where the snapshot is stale
+                    tab.workers[0].evaluate("caches.delete('fairdeal-snapshot')")
             finally:
                 context.close()
     cli = _cli_reports([SIGNED])[SIGNED.name]
-    first, second = visits
+    first, second, third = visits
     for visit in visits:
         assert _without_browser(visit["report"]) == cli
     counts = first["report"]["browser"]["startup"]["bytecode"]
@@ -182,15 +186,76 @@ def test_a_returning_visitor_loads_from_the_caches_and_gets_the_cli_s_verdict(
     assert len(ours) > 30 and {"verifier/verify.py", "games/plugin.py"} <= ours
     # counted when the worker is ready; the verification imports more as it goes
     assert 0 < counts["compiled"] <= len(first["compiled"])
-    assert second["report"]["browser"]["startup"]["bytecode"] == {
+    assert first["snapshot"] == {"restore": "none", "made": True, "saved": True}
+    assert second["snapshot"] == {"restore": "restored", "made": False, "saved": True}
+    assert second["report"]["browser"]["startup"]["bytecode"] == {"cached": 0, "compiled": 0}
+    assert second["compiled"] == []  # the match's game, imported after the snapshot: cached
+    assert third["snapshot"]["restore"] == "none"
+    assert third["report"]["browser"]["startup"]["bytecode"] == {
         "cached": counts["cached"] + counts["compiled"], "compiled": 0}
-    assert second["compiled"] == []
+    assert third["compiled"] == []
     runtime = [url for url in first["sizes"]
                if url.split(f"/pyodide/{PYODIDE_VERSION}/")[-1] in PYODIDE_FILES]
     assert len(runtime) == 5 and all(first["sizes"][url] > 0 for url in runtime)
-    assert all(second["sizes"][url] == 0 for url in runtime)  # from the HTTP cache
+    for visit in (second, third):
+        assert all(visit["sizes"][url] == 0 for url in runtime)  # from the HTTP cache
     seed = [url for url in first["sizes"] if SEED_NAME in url]
     assert len(seed) == 1 and seed[0] not in second["sizes"]  # the bytecode cache instead
+
+
+#: changes an earlier visit's snapshot, in the worker: its bytes (their hash no longer
+#: theirs), its first bytes with their hash made to match (Pyodide itself refuses them), or
+#: the inputs it says it was made from
+TAMPER = """async (kind) => {
+  const cache = await caches.open("fairdeal-snapshot");
+  const key = (await cache.keys())[0];
+  const kept = await cache.match(key);
+  const heap = new Uint8Array(await kept.arrayBuffer());
+  const headers = {};
+  kept.headers.forEach((value, name) => { headers[name] = value; });
+  if (kind === "damaged") heap[heap.length >> 1] ^= 1;
+  if (kind === "refused") {
+    heap[0] ^= 1;
+    headers["x-fairdeal-snapshot-sha256"] = hex(await crypto.subtle.digest("SHA-256", heap));
+  }
+  if (kind === "stale") headers["x-fairdeal-snapshot-of"] = "0".repeat(64);
+  await cache.put(key, new Response(heap, { headers: headers }));
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}")
+def test_a_snapshot_damaged_refused_or_made_from_other_inputs_is_never_used(
+        tmp_path: Path, seeded_runtime: Path, signed_site: tuple[str, str]) -> None:
+    """Each visit finds the snapshot the last one kept changed: damaged bytes, bytes whose
+    hash was made to match but that Pyodide refuses (another magic number), or made from other
+    inputs (another archive, cache or worker). None is restored: Python starts as it always
+    did, in the same worker, gives `fairdeal verify --json`'s report, and keeps a new one."""
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    url, match_id = signed_site
+    build_seed(seeded_runtime)
+    visits = []
+    with playwright_api.sync_playwright() as p:
+        for kind in ("damaged", "refused", "stale", None):
+            context = p.chromium.launch_persistent_context(
+                str(tmp_path / "profile"), executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                tab = context.new_page()
+                visits.append(_visit_page(tab, f"{url}/m/{match_id}"))
+                if kind:
+                    tab.workers[0].evaluate(TAMPER, kind)
+            finally:
+                context.close()
+    cli = _cli_reports([SIGNED])[SIGNED.name]
+    for visit in visits:
+        assert _without_browser(visit["report"]) == cli
+    first, damaged, refused, stale = (visit["snapshot"] for visit in visits)
+    assert first == {"restore": "none", "made": True, "saved": True}
+    assert damaged["restore"] == "failed: damaged: its bytes are not the ones kept"
+    assert refused["restore"] == "failed: Snapshot has invalid magic number"
+    assert stale["restore"] == "stale"
+    assert damaged["made"] and refused["made"] and stale["made"]  # each keeps a new one
+    assert all(visit["compiled"] == [] for visit in visits[1:])  # the bytecode cache's code
 
 
 @pytest.fixture
@@ -229,8 +294,9 @@ def signed_site(tmp_path: Path, seeded_runtime: Path) -> Iterator[tuple[str, str
 
 
 def _visit_page(tab: Any, url: str) -> dict[str, Any]:
-    """Open the match page; the browser's report, and how many bytes each file the worker
-    fetched came over the network with (0: from the HTTP cache), once the bytecode is kept."""
+    """Open the match page; the browser's report, how many bytes each file the worker
+    fetched came over the network with (0: from the HTTP cache), what it compiled and what
+    became of the memory snapshot, once the bytecode and the snapshot are kept."""
     tab.goto(url)
     tab.wait_for_function("() => ['agree', 'disagree', 'error'].includes("
                           "document.getElementById('browser-verify').dataset.state)",
@@ -240,13 +306,15 @@ def _visit_page(tab: Any, url: str) -> dict[str, Any]:
     worker.evaluate("() => new Promise(function wait(done) { self.fairdealBytecode.saved"
                     " || self.fairdealBytecode.error ? done() : setTimeout(wait, 50, done) })")
     assert worker.evaluate("self.fairdealBytecode") == {"saved": True, "saving": True}
+    worker.evaluate("() => new Promise(function wait(done) { self.fairdealSnapshot.saved"
+                    " || self.fairdealSnapshot.error ? done() : setTimeout(wait, 50, done) })")
     sizes = worker.evaluate("Object.fromEntries(performance.getEntriesByType('resource')"
                             ".map(e => [e.name, e.transferSize]))")
     compiled = json.loads(worker.evaluate(
         "ready.then(py => py.runPython('import json, sitecustomize\\n"
         "json.dumps(sitecustomize.CACHE.compiled_here)'))"))
     return {"report": tab.evaluate("window.fairdealBrowserReport"), "sizes": sizes,
-            "compiled": compiled}
+            "compiled": compiled, "snapshot": worker.evaluate("self.fairdealSnapshot")}
 
 
 # --- the seed: served, named to the worker ----------------------------------------------------

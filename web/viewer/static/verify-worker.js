@@ -25,6 +25,25 @@ var seedUrl = params.get("seed");         // the standard library's bytecode, wh
 var ready = null;
 var startup = {};  // how long each part of the start took, in ms (the bench reports them)
 var archive = null;  // {sha256, bytes} of the fairdeal.zip this worker loaded
+var snapshot = {};  // {heap, of}: the heap this visit made, until it is kept
+// the Python each visit runs before verifying: fairdeal's verifier imported, one entry point
+var SETUP = [
+  "import json, sys, time",
+  "from fairdeal.verifier.keys import signature_backend",
+  "from fairdeal.verifier.inputs import InvalidInput, verify_with_inputs",
+  "def _fairdeal_verify(data, trusted_key, seat_keys, receipts):",
+  "    started = time.perf_counter()",
+  "    try:",
+  "        report = verify_with_inputs(bytes(data), trusted_key or None, seat_keys or None,",
+  "                                    None if receipts is None else bytes(receipts))",
+  "    except InvalidInput as e:",
+  "        return json.dumps({'input_error': str(e)})",
+  "    report = report.to_json()",
+  "    report['browser'] = {'python': sys.version.split()[0],",
+  "                         'signatures': signature_backend(),",
+  "                         'seconds': round(time.perf_counter() - started, 3)}",
+  "    return json.dumps(report)",
+].join("\n");
 
 /* The bytecode cache (bytecode_cache.py): the code Python compiled from the standard library
    and fairdeal's archive on an earlier visit, kept in Cache Storage under this runtime's
@@ -82,6 +101,66 @@ function bytecodeStats(pyodide) {
   return { cached: Number(counts.split(" ")[0]), compiled: Number(counts.split(" ")[1]) };
 }
 
+/* The memory snapshot (Pyodide's makeMemorySnapshot / _loadSnapshot): a first visit keeps the
+   interpreter's heap as it is once fairdeal's verifier is imported and before anything is
+   verified; a returning visit restores that heap instead of starting Python and importing
+   again (most of what is left of Pyodide's start once the bytecode cache has done its part).
+   It is used only where it was made from the very inputs this visit has: this runtime (Pyodide
+   checks its own build id too), this fairdeal.zip (its SHA-256, computed here over the bytes
+   this visit unpacks), this bytecode_cache.py and this worker's Python; anything else, or any
+   failure to restore, and Python starts as it always did. Like the bytecode cache it lives in
+   Cache Storage (secure contexts only), which only this origin's scripts can write. */
+var SNAPSHOT_CACHE = "fairdeal-snapshot";
+var snapshotKey = new URL(runtimeUrl + "snapshot", self.location.href).href;
+var SNAPSHOT_OF = "X-Fairdeal-Snapshot-Of";
+var SNAPSHOT_SHA256 = "X-Fairdeal-Snapshot-SHA256";  // the heap's own hash: a damaged one is not used
+// what became of the snapshot: restore is "restored", "none", "stale" (made from other inputs)
+// or "failed: why" (then dropped); made when this visit made one; the tests wait for "saved"
+self.fairdealSnapshot = { restore: "none", made: false, saved: false };
+
+function snapshotsPossible() {
+  return !!(self.caches && self.crypto && self.crypto.subtle);
+}
+
+function storedSnapshot() {
+  if (!snapshotsPossible()) return Promise.resolve(null);
+  return self.caches.open(SNAPSHOT_CACHE)
+    .then(function (cache) { return cache.match(snapshotKey); })
+    .catch(function () { return null; });
+}
+
+// what a snapshot was made from: the archive's hash, the cache's source and the worker's Python
+async function snapshotOf(archiveSha256, customize) {
+  var text = [runtimeUrl, archiveSha256, customize || "", SETUP].join("\n\u0000\n");
+  return hex(await self.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+}
+
+async function saveSnapshot(snapshot) {
+  if (!snapshot.heap || snapshot.saving) return;
+  snapshot.saving = true;
+  var headers = { "Content-Type": "application/octet-stream" };
+  headers[SNAPSHOT_OF] = snapshot.of;
+  try {
+    headers[SNAPSHOT_SHA256] = hex(await self.crypto.subtle.digest("SHA-256", snapshot.heap));
+    var cache = await self.caches.open(SNAPSHOT_CACHE);
+    await cache.put(snapshotKey, new Response(snapshot.heap, { headers: headers }));
+    var keys = await cache.keys();  // an older runtime's snapshot goes
+    await Promise.all(keys.filter(function (request) { return request.url !== snapshotKey; })
+      .map(function (request) { return cache.delete(request); }));
+    self.fairdealSnapshot.saved = true;
+  } catch (error) {
+    self.fairdealSnapshot.error = String(error && error.message || error);
+  } finally {
+    snapshot.heap = null;
+  }
+}
+
+function dropSnapshot() {
+  return self.caches.open(SNAPSHOT_CACHE)
+    .then(function (cache) { return cache.delete(snapshotKey); })
+    .catch(function () {});
+}
+
 function hex(buffer) {
   return Array.prototype.map.call(new Uint8Array(buffer), function (byte) {
     return (byte < 16 ? "0" : "") + byte.toString(16);
@@ -102,6 +181,56 @@ async function sha256(pyodide, buffer) {
   }
 }
 
+// an earlier visit's heap, read and hashed at once (the hashing runs off this thread while
+// the runtime's scripts load): {heap, intact, of} or null when there is none
+function readSnapshot(kept) {
+  return kept.then(async function (entry) {
+    if (!entry) return null;
+    var heap = new Uint8Array(await entry.arrayBuffer());
+    var digest = hex(await self.crypto.subtle.digest("SHA-256", heap));
+    return { heap: heap, intact: entry.headers.get(SNAPSHOT_SHA256) === digest,
+             of: entry.headers.get(SNAPSHOT_OF) };
+  });
+}
+
+// the heap an earlier visit kept, restored, if it was made from this visit's very inputs; null
+// when there is none, it was made from others, or it does not restore (then it is dropped)
+async function restoreSnapshot(read, packages, customize, options) {
+  var kept = await read;
+  if (!kept) return null;
+  var zip = await packages;
+  var digest = hex(await self.crypto.subtle.digest("SHA-256", zip));
+  if (kept.of !== await snapshotOf(digest, await customize)) {
+    self.fairdealSnapshot.restore = "stale";  // this visit's replaces it
+    return null;
+  }
+  try {
+    if (!kept.intact) throw new Error("damaged: its bytes are not the ones kept");
+    var pyodide = await loadPyodide(Object.assign({}, options, { _loadSnapshot: kept.heap }));
+    // the bytecode cache's finder came back with the heap; it takes what the last visit kept
+    // (the modules imported after the snapshot, such as the match's game) and counts anew
+    var whole = pyodide.runPython([
+      "import sys",
+      "cache = getattr(sys.modules.get('sitecustomize'), 'CACHE', None)",
+      "if cache is not None:",
+      "    cache.entries.update(sys.modules['sitecustomize']._read(",
+      "        sys.modules['sitecustomize'].STORED))",
+      "    cache.cached = cache.compiled = 0",
+      "    cache.compiled_here = []",
+      "'_fairdeal_verify' in globals() and 'fairdeal.verifier.inputs' in sys.modules",
+    ].join("\n"));
+    if (whole !== true) throw new Error("fairdeal's verifier is not in it");
+    // Pyodide's config keeps what it was given: the heap's 24 MB copy, no longer needed
+    if (pyodide._api && pyodide._api.config) pyodide._api.config._loadSnapshot = null;
+    self.fairdealSnapshot.restore = "restored";
+    return { pyodide: pyodide, zip: zip, sha256: digest };
+  } catch (error) {
+    self.fairdealSnapshot.restore = "failed: " + String(error && error.message || error);
+    await dropSnapshot();
+    return null;
+  }
+}
+
 function boot() {
   if (!ready) {
     ready = (async function () {
@@ -119,9 +248,10 @@ function boot() {
         return response.arrayBuffer();
       });
       packages.catch(function () { /* said when Python is ready for it */ });
+      var read = readSnapshot(storedSnapshot());
+      read.catch(function () { /* none then */ });
       importScripts(runtimeUrl + "pyodide.js");
-      /* global loadPyodide */
-      var pyodide = await loadPyodide({
+      var options = {
         indexURL: runtimeUrl, fullStdLib: false,
         // before Python starts: the cache's finder, and what an earlier visit kept
         fsInit: async function (FS, info) {
@@ -134,32 +264,35 @@ function boot() {
           if (data) FS.writeFile("/lib/fairdeal-bytecode", new Uint8Array(data));
           else if (seed) FS.writeFile("/lib/fairdeal-bytecode-seed", new Uint8Array(seed));
         },
-      });
+      };
+      var restored = await restoreSnapshot(read, packages, customize, options).catch(
+        function () { return null; });
+      /* global loadPyodide */
+      var pyodide = restored ? restored.pyodide
+        : await loadPyodide(Object.assign({ _makeSnapshot: snapshotsPossible() }, options));
       var t1 = performance.now();
-      var zip = await packages;
+      var zip = restored ? restored.zip : await packages;
       // hashed before unpacking, and these very bytes are the ones unpacked
-      archive = { sha256: await sha256(pyodide, zip), bytes: zip.byteLength };
-      pyodide.unpackArchive(zip, "zip");
+      archive = { sha256: restored ? restored.sha256 : await sha256(pyodide, zip),
+                  bytes: zip.byteLength };
+      pyodide.unpackArchive(zip, "zip");  // a restored heap has the modules, not their files
       var t2 = performance.now();
-      pyodide.runPython([
-        "import json, sys, time",
-        "from fairdeal.verifier.keys import signature_backend",
-        "from fairdeal.verifier.inputs import InvalidInput, verify_with_inputs",
-        "def _fairdeal_verify(data, trusted_key, seat_keys, receipts):",
-        "    started = time.perf_counter()",
-        "    try:",
-        "        report = verify_with_inputs(bytes(data), trusted_key or None, seat_keys or None,",
-        "                                    None if receipts is None else bytes(receipts))",
-        "    except InvalidInput as e:",
-        "        return json.dumps({'input_error': str(e)})",
-        "    report = report.to_json()",
-        "    report['browser'] = {'python': sys.version.split()[0],",
-        "                         'signatures': signature_backend(),",
-        "                         'seconds': round(time.perf_counter() - started, 3)}",
-        "    return json.dumps(report)",
-      ].join("\n"));
+      if (!restored) pyodide.runPython(SETUP);
+      var t3 = performance.now();
+      if (!restored && snapshotsPossible()) {
+        try {  // now, before anything is verified; kept once the visitor has the verdict
+          snapshot = { heap: pyodide.makeMemorySnapshot(),
+                       of: await snapshotOf(archive.sha256, await customize) };
+          self.fairdealSnapshot.made = true;
+        } catch (error) {
+          self.fairdealSnapshot.error = "not made: " + String(error && error.message || error);
+        }
+      }
       startup = { runtime_ms: Math.round(t1 - t0), packages_ms: Math.round(t2 - t1),
-                  imports_ms: Math.round(performance.now() - t2),
+                  imports_ms: Math.round(t3 - t2),
+                  snapshot_ms: Math.round(performance.now() - t3),
+                  snapshot_bytes: snapshot.heap ? snapshot.heap.byteLength : null,
+                  snapshot: { restore: self.fairdealSnapshot.restore, made: self.fairdealSnapshot.made },
                   since_worker_ms: Math.round(t0), bytecode: bytecodeStats(pyodide) };
       return pyodide;
     })();
@@ -200,6 +333,8 @@ self.onmessage = async function (event) {
     self.postMessage({ id: message.id, report: report });
     // once the visitor has the verdict; a failure to keep it costs the next visit time only
     saveBytecode(pyodide).catch(function () {});
+    if (snapshot.heap) saveSnapshot(snapshot).catch(function () {});
+    else self.fairdealSnapshot.saved = true;  // restored, or none to keep
   } catch (error) {
     self.postMessage({ id: message.id, error: String(error && error.message || error) });
   }
