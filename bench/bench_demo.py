@@ -7,7 +7,7 @@ make prints, and "serving" as the first moment http://127.0.0.1:5000/ answers 20
 with the verified matches imported), then stops the demo. The machine's Python, C compiler and
 npm are taken as given (a fresh machine has them, or .ci/run installs them).
 
-    python3 bench/bench_demo.py [--runs 1] [--warm-caches]
+    python3 bench/bench_demo.py [--runs 1] [--warm-caches] [--commit REV]
 
 Port 5000 must be free. --warm-caches keeps one pip and npm cache across the runs (the first
 run fills them): the time without the downloads, to tell the network's share from the rest.
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PHASES = (
     ("venv and pip", "/bin/pip install --quiet -e ."),
     ("install (downloads and compile)", "install: games and verifier"),
-    ("browser runtime (npm)", "the standard library's bytecode for a first visit"),
+    ("browser runtime (npm)", "Pyodide "),
     ("simulate, verify, import", "demo: a Swiss of 8 bots"),
 )
 
@@ -45,11 +45,12 @@ def serving(url: str) -> bool:
         return False
 
 
-def one_run(caches: Path) -> dict[str, float]:
+def one_run(caches: Path, commit: str) -> dict[str, float]:
     """One fresh clone's `make demo`: seconds from the start to the end of each phase."""
     with tempfile.TemporaryDirectory(prefix="fairdeal-demo-") as folder:
         clone = Path(folder) / "fairdeal"
         subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+        subprocess.run(["git", "-C", str(clone), "checkout", "--quiet", commit], check=True)
         env = dict(os.environ, PIP_CACHE_DIR=str(caches / "pip"),
                    npm_config_cache=str(caches / "npm"))
         env.pop("VIRTUAL_ENV", None)
@@ -82,6 +83,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--warm-caches", action="store_true")
+    parser.add_argument("--commit", default="HEAD",
+                        help="the revision to clone (an anchor: an earlier commit, same run)")
     args = parser.parse_args()
     if serving("http://127.0.0.1:5000/"):
         sys.exit("bench_demo: something already serves on port 5000; stop it first")
@@ -89,7 +92,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="fairdeal-demo-caches-") as shared:
         for run in range(args.runs):
             caches = Path(shared) / ("warm" if args.warm_caches else f"run{run}")
-            marks = one_run(caches)
+            marks = one_run(caches, args.commit)
             results.append(marks)
             said = ", ".join(f"{name} at {marks[name]:.1f} s"
                              for name, _ in PHASES if name in marks)
