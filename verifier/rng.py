@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import struct
-from collections.abc import MutableSequence, Sequence
+from collections.abc import Callable, MutableSequence, Sequence
 from typing import Any, TypeVar
 
 from .hashing import Tag, tag_prefix
@@ -29,6 +29,20 @@ from .hashing import Tag, tag_prefix
 __all__ = ["RandomStream"]
 
 T = TypeVar("T")
+
+
+def _read_by_mypyc(*_names: str, **_flags: object) -> Callable[[T], T]:
+    """mypyc_attr where mypy_extensions is not installed (a pure install, the browser): mypyc
+    reads the decorator when it compiles and an extension class is never decorated at run
+    time, so the decorator only ever has to hand the class back."""
+    return lambda cls: cls
+
+
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:
+    mypyc_attr = _read_by_mypyc
+
 _TWO_64 = 1 << 64
 _RNG_PREFIX = tag_prefix(Tag.RNG)
 _FOUR_U64 = struct.Struct(">4Q").unpack
@@ -61,8 +75,12 @@ def _keyed(key: bytes) -> tuple[Any, Any]:
     return states
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class RandomStream:
-    """An HMAC-SHA256 counter-mode stream with unbiased integers and shuffles."""
+    """An HMAC-SHA256 counter-mode stream with unbiased integers and shuffles.
+
+    Compiled (setup.py), it stays open to subclasses in pure Python: the audit's planted-deal
+    streams (audit/planted.py) override its draws."""
 
     __slots__ = ("_key", "label", "_prefix", "_counter", "_pending")
 
