@@ -68,6 +68,16 @@ function fetchSeed() {
     .catch(function () { return null; });
 }
 
+// Put ``response`` in the cache named ``name`` under ``key``, and delete every other entry
+// there (what an older runtime or archive left).
+async function keepOnly(name, key, response) {
+  var cache = await self.caches.open(name);
+  await cache.put(key, response);
+  var keys = await cache.keys();
+  await Promise.all(keys.filter(function (request) { return request.url !== key; })
+    .map(function (request) { return cache.delete(request); }));
+}
+
 // what this visit compiled, kept for the next one; an older runtime's entry is dropped
 async function saveBytecode(pyodide) {
   if (self.fairdealBytecode.saving || !self.caches) return;
@@ -77,12 +87,8 @@ async function saveBytecode(pyodide) {
     "cache and cache.blob()");
   try {
     if (blob) {
-      var cache = await self.caches.open(BYTECODE_CACHE);
-      await cache.put(bytecodeKey, new Response(blob.toJs(),
-                                                { headers: { "Content-Type": "application/octet-stream" } }));
-      var keys = await cache.keys();
-      await Promise.all(keys.filter(function (request) { return request.url !== bytecodeKey; })
-        .map(function (request) { return cache.delete(request); }));
+      await keepOnly(BYTECODE_CACHE, bytecodeKey, new Response(
+        blob.toJs(), { headers: { "Content-Type": "application/octet-stream" } }));
     }
     self.fairdealBytecode.saved = true;
   } catch (error) {
@@ -142,11 +148,8 @@ async function saveSnapshot(snapshot) {
   headers[SNAPSHOT_OF] = snapshot.of;
   try {
     headers[SNAPSHOT_SHA256] = hex(await self.crypto.subtle.digest("SHA-256", snapshot.heap));
-    var cache = await self.caches.open(SNAPSHOT_CACHE);
-    await cache.put(snapshotKey, new Response(snapshot.heap, { headers: headers }));
-    var keys = await cache.keys();  // an older runtime's snapshot goes
-    await Promise.all(keys.filter(function (request) { return request.url !== snapshotKey; })
-      .map(function (request) { return cache.delete(request); }));
+    // an older runtime's snapshot goes
+    await keepOnly(SNAPSHOT_CACHE, snapshotKey, new Response(snapshot.heap, { headers: headers }));
     self.fairdealSnapshot.saved = true;
   } catch (error) {
     self.fairdealSnapshot.error = String(error && error.message || error);
