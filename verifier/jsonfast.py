@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from fairdeal.games.compiled import pure_requested
 
-__all__ = ["ENABLED", "UNPROVEN", "loads"]
+__all__ = ["ENABLED", "UNPROVEN", "loads", "may_hold_float"]
 
 try:
     import orjson
@@ -79,10 +79,21 @@ def loads(data: bytes | str, bounded: bool) -> Any:
         return UNPROVEN
     if encoded != data.strip(_WHITESPACE):
         return UNPROVEN
-    if any(mark.search(encoded) for mark in _FLOAT_MARKS):
+    if may_hold_float(encoded):
         return UNPROVEN
     if bounded:
         shape = encoded.translate(_NUMBER_SHAPE)
         if shape.startswith(_LONG_INTEGER) or b"[" + _LONG_INTEGER in shape:
             return UNPROVEN
     return value
+
+
+def may_hold_float(encoded: bytes) -> bool:
+    """Whether orjson's encoding ``encoded`` may hold a float (a digit then ".", "e+" or
+    "e-"; a string holding such a mark answers True too): where orjson and the json module
+    may write other bytes for the same value.
+
+    >>> may_hold_float(b'{"seq":1,"ts":"v1"}'), may_hold_float(b'[1.5]')
+    (False, True)
+    """
+    return any(mark.search(encoded) for mark in _FLOAT_MARKS)

@@ -31,7 +31,6 @@ matches and generated values of every kind.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 from flask import Response
@@ -52,10 +51,6 @@ ENABLED: bool = _IMPORTED and jsonfast.ENABLED
 #: subclasses, dataclasses and dates are refused, so json's treatment of them decides
 _OPTIONS: Final = (orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS
                    | orjson.OPT_PASSTHROUGH_DATETIME if _IMPORTED else 0)
-#: in orjson's output a float is a digit then ".", "e+" or "e-" (verifier.jsonfast's marks:
-#: each pattern begins with its literal mark, so re scans for it, not for every digit)
-_FLOAT_MARKS: Final = tuple(re.compile(pattern) for pattern in (
-    rb"\.(?<=[0-9]\.)", rb"e\+(?<=[0-9]e\+)", rb"e-(?<=[0-9]e-)"))
 
 
 def fast_bytes(value: Any) -> bytes | None:
@@ -67,7 +62,7 @@ def fast_bytes(value: Any) -> bytes | None:
         return None
     if not data.isascii() or b"\x7f" in data:
         return None
-    if any(mark.search(data) for mark in _FLOAT_MARKS):
+    if jsonfast.may_hold_float(data):
         return None
     return data
 
