@@ -134,21 +134,10 @@ def _quantised(frame: Image.Image, palette: Image.Image) -> Image.Image:
 
 
 def _palette_image(colours: bytes) -> Image.Image:
-    """A palette as the picture Pillow quantises to (its pixels play no part), the same one
-    for the same colours while a GIF is drawn: Pillow keeps each colour's nearest palette
-    entry on the palette once found, so a palette made anew for every frame (as the drawing
-    processes did) finds them all again, two thirds of quantising a frame."""
-    global _LAST_PALETTE
-    if _LAST_PALETTE is not None and _LAST_PALETTE[0] == colours:
-        return _LAST_PALETTE[1]
+    """A palette as the picture Pillow quantises to (its pixels play no part)."""
     palette = Image.new("P", (1, 1))
     palette.putpalette(colours)
-    _LAST_PALETTE = colours, palette
     return palette
-
-
-#: the palette the last frame was quantised to, by its colours (see _palette_image)
-_LAST_PALETTE: tuple[bytes, Image.Image] | None = None
 
 
 class _Indexing:
@@ -156,15 +145,22 @@ class _Indexing:
     FrameDrawer repainted from the one quantised before is quantised only in the boxes it
     repainted, the rest copied from that one's colours. The same colours as the whole frame
     quantised: with no dithering a pixel's colour is the palette's nearest to it, whatever
-    its neighbours (a test compares the GIFs)."""
+    its neighbours (a test compares the GIFs). The palette's picture is kept too, for the
+    same colours: Pillow keeps each colour's nearest palette entry on the palette once found,
+    so a palette made anew for every frame (as the drawing processes did) finds them all
+    again, two thirds of quantising a frame."""
 
     def __init__(self) -> None:
         #: the last frame quantised, the palette's colours and the frame in them
         self._last: tuple[Image.Image, bytes, Image.Image] | None = None
+        #: the palette's colours and its picture
+        self._palette: tuple[bytes, Image.Image] | None = None
 
     def indexed(self, frame: Image.Image, colours: bytes) -> Image.Image:
         """``frame`` (the last picture _FRAMES drew, or any other) in ``colours``."""
-        palette = _palette_image(colours)
+        if self._palette is None or self._palette[0] != colours:
+            self._palette = colours, _palette_image(colours)
+        palette = self._palette[1]
         repainted, last = _FRAMES.repainted, self._last
         if repainted is not None and last is not None and repainted[2] is frame and \
                 repainted[0] is last[0] and last[1] == colours:
