@@ -138,7 +138,7 @@ function storedSnapshot() {
 // what a snapshot was made from: the archive's hash, the cache's source and the worker's Python
 async function snapshotOf(archiveSha256, customize) {
   var text = [runtimeUrl, archiveSha256, customize || "", SETUP].join("\n\u0000\n");
-  return hex(await self.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return subtleSha256(new TextEncoder().encode(text));
 }
 
 async function saveSnapshot(snapshot) {
@@ -147,7 +147,7 @@ async function saveSnapshot(snapshot) {
   var headers = { "Content-Type": "application/octet-stream" };
   headers[SNAPSHOT_OF] = snapshot.of;
   try {
-    headers[SNAPSHOT_SHA256] = hex(await self.crypto.subtle.digest("SHA-256", snapshot.heap));
+    headers[SNAPSHOT_SHA256] = await subtleSha256(snapshot.heap);
     // an older runtime's snapshot goes
     await keepOnly(SNAPSHOT_CACHE, snapshotKey, new Response(snapshot.heap, { headers: headers }));
     self.fairdealSnapshot.saved = true;
@@ -170,10 +170,15 @@ function hex(buffer) {
   }).join("");
 }
 
+// SHA-256 in hex by crypto.subtle (a secure context's; sha256 below falls back to Python)
+async function subtleSha256(buffer) {
+  return hex(await self.crypto.subtle.digest("SHA-256", buffer));
+}
+
 // SHA-256 of the archive; crypto.subtle exists only in a secure context (HTTPS or localhost):
 // elsewhere Python's hashlib computes it, over the same bytes, once Pyodide runs
 async function sha256(pyodide, buffer) {
-  if (self.crypto && self.crypto.subtle) return hex(await self.crypto.subtle.digest("SHA-256", buffer));
+  if (self.crypto && self.crypto.subtle) return subtleSha256(buffer);
   var digest = pyodide.runPython("import hashlib\nlambda data: hashlib.sha256(bytes(data)).hexdigest()");
   var data = pyodide.toPy(new Uint8Array(buffer));
   try {
@@ -190,7 +195,7 @@ function readSnapshot(kept) {
   return kept.then(async function (entry) {
     if (!entry) return null;
     var heap = new Uint8Array(await entry.arrayBuffer());
-    var digest = hex(await self.crypto.subtle.digest("SHA-256", heap));
+    var digest = await subtleSha256(heap);
     return { heap: heap, intact: entry.headers.get(SNAPSHOT_SHA256) === digest,
              of: entry.headers.get(SNAPSHOT_OF) };
   });
@@ -202,7 +207,7 @@ async function restoreSnapshot(read, packages, customize, options) {
   var kept = await read;
   if (!kept) return null;
   var zip = await packages;
-  var digest = hex(await self.crypto.subtle.digest("SHA-256", zip));
+  var digest = await subtleSha256(zip);
   if (kept.of !== await snapshotOf(digest, await customize)) {
     self.fairdealSnapshot.restore = "stale";  // this visit's replaces it
     return null;
