@@ -232,10 +232,11 @@ def in_process(matches: int, seed: int = 7) -> dict[str, float]:
     request's thread CPU counted. Returns the medians, in µs, of a move's POST and of a seat's
     GET, and the server's CPU a move (every request of the matches: creation, seats, seeds,
     bundles). Run it from each checkout in turn to compare two builds."""
-    import io
     import random
     import statistics
     import time
+
+    from werkzeug.test import EnvironBuilder
 
     from fairdeal.client import play_match
     from fairdeal.web.app import create_app
@@ -249,18 +250,14 @@ def in_process(matches: int, seed: int = 7) -> dict[str, float]:
         def raw(self, method: str, path: str, data: bytes | None = None,
                 token: str | None = None) -> tuple[int, bytes]:
             route, _, query = (self._prefix + path).partition("?")
-            environ: dict[str, Any] = {
-                "REQUEST_METHOD": method, "PATH_INFO": route, "QUERY_STRING": query,
-                "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8000",
-                "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "127.0.0.1",
-                "HTTP_HOST": "127.0.0.1:8000", "HTTP_ACCEPT": "application/json",
-                "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(data or b""),
-                "wsgi.errors": sys.stderr, "wsgi.multithread": True,
-                "wsgi.multiprocess": False, "wsgi.run_once": False, "wsgi.version": (1, 0)}
-            if data is not None:
-                environ.update(CONTENT_TYPE="application/json", CONTENT_LENGTH=str(len(data)))
+            headers = {"Accept": "application/json"}
             if token is not None:
-                environ["HTTP_AUTHORIZATION"] = f"Bearer {token}"
+                headers["Authorization"] = f"Bearer {token}"
+            environ = EnvironBuilder(
+                path=route, base_url="http://127.0.0.1:8000", query_string=query,
+                method=method, headers=headers, data=data,
+                content_type="application/json" if data is not None else None,
+                environ_base={"REMOTE_ADDR": "127.0.0.1"}, multithread=True).get_environ()
             status: list[str] = []
             started = time.thread_time()
             answer = app(environ, lambda line, headers, exc_info=None: status.append(line))
