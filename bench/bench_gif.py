@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import os
-import resource
 import sys
 import time
 from pathlib import Path
@@ -23,25 +22,20 @@ from fairdeal.web.viewer.matches import load_bundle
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_browser_verify import long_match  # noqa: E402
-
-
-def cpu() -> float:
-    """This process's CPU seconds and those of its finished children (drawing processes)."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
+from benchlib import cpu_seconds  # noqa: E402
 
 
 def main() -> None:
     match = load_bundle(long_match(300))
     # a GIF holds at most MAX_GIF_FRAMES frames (issue 18): the longest one there can be
     steps = min(match.last_step + 1, MAX_GIF_FRAMES)
-    t0, c0 = time.perf_counter(), cpu()
+    t0, c0 = time.perf_counter(), cpu_seconds()
     for number in range(steps):
         match.game.render_svg(match.steps[number].state, None)
-    svg_seconds, svg_cpu = time.perf_counter() - t0, cpu() - c0
-    t0, c0 = time.perf_counter(), cpu()
+    svg_seconds, svg_cpu = time.perf_counter() - t0, cpu_seconds() - c0
+    t0, c0 = time.perf_counter(), cpu_seconds()
     data = match_gif(match, 0, steps - 1)
-    gif_seconds, gif_cpu = time.perf_counter() - t0, cpu() - c0
+    gif_seconds, gif_cpu = time.perf_counter() - t0, cpu_seconds() - c0
     print(f"match: {len(match.events)} events, {steps} steps drawn (load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     width = Image.open(io.BytesIO(data)).width

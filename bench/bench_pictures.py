@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import io
 import os
-import resource
 import statistics
 import sys
 import time
@@ -51,25 +50,20 @@ from fairdeal.web.viewer.raster import svg_to_png
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_browser_verify import long_match  # noqa: E402
+from benchlib import cpu_seconds  # noqa: E402
 
 #: CPU seconds of each figure timed, by its name (filled by run_once beside the wall times)
 CPU: dict[str, float] = {}
 
 
-def _cpu() -> float:
-    """This process's CPU seconds and those of its finished children (drawing processes)."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
-
-
 def timed(work: Callable[[], Any], repeat: int = 1, name: str | None = None) -> float:
     """Seconds a call of ``work``, the mean of ``repeat`` calls; with ``name``, its CPU
     seconds a call are kept in CPU[name]."""
-    start, cpu = time.perf_counter(), _cpu()
+    start, cpu = time.perf_counter(), cpu_seconds()
     for _ in range(repeat):
         work()
     if name is not None:
-        CPU[name] = (_cpu() - cpu) / repeat
+        CPU[name] = (cpu_seconds() - cpu) / repeat
     return (time.perf_counter() - start) / repeat
 
 

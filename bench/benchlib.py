@@ -1,16 +1,18 @@
 """What the benchmarks share: a free local port, dropping a PostgreSQL schema made for a run,
-and timing a set of threads from their start to the last one's end. (A bench runs as a script
+timing a set of threads from their start to the last one's end, and a process's CPU with its
+children's. (A bench runs as a script
 from bench/, so ``import benchlib`` finds this file.)"""
 
 from __future__ import annotations
 
+import resource
 import socket
 import threading
 import time
 
 from sqlalchemy import create_engine, text
 
-__all__ = ["drop_pg_schema", "free_port", "run_threads"]
+__all__ = ["cpu_seconds", "drop_pg_schema", "free_port", "run_threads"]
 
 
 def free_port() -> int:
@@ -36,3 +38,10 @@ def run_threads(threads: list[threading.Thread]) -> float:
     for thread in threads:
         thread.join()
     return time.perf_counter() - start
+
+
+def cpu_seconds() -> float:
+    """This process's CPU seconds and those of its finished children (drawing processes, say:
+    the CPU is what a loaded machine disturbs least)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
