@@ -21,7 +21,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Final, Literal, TypeAlias
 
 __all__ = [
     "BARRACKS",
@@ -58,7 +58,16 @@ STATS: tuple[str, ...] = (
     "mana",
     "troops",
 )
-TOWER, WALL, MINES, MONASTERIES, BARRACKS, ORE, MANA, TROOPS = range(8)
+# Final, so the compiled build writes the numbers into the rules rather than looking each one up
+# among the module's globals every time a turn's production or a victory test reads it
+TOWER: Final = 0
+WALL: Final = 1
+MINES: Final = 2
+MONASTERIES: Final = 3
+BARRACKS: Final = 4
+ORE: Final = 5
+MANA: Final = 6
+TROOPS: Final = 7
 
 Target: TypeAlias = Literal["self", "enemy", "all"]
 Side: TypeAlias = Literal["self", "enemy"]

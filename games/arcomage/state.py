@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from ..base import JSON, InvalidAction, Outcome
 from .cards import BATTLEFIELD_BY_ID, CARD_BY_ID, Battlefield
@@ -33,9 +33,10 @@ __all__ = [
 ]
 
 SEAT_NAMES: tuple[str, str] = ("A", "B")
-HAND_SIZE = 6
+HAND_SIZE: Final = 6
 #: the phases: a normal action, or the discard Prism / Elven Scout demand
-ACT, DISCARD = 0, 1
+ACT: Final = 0
+DISCARD: Final = 1
 _PHASES = ("act", "discard")
 #: what happened last: (seat, "play" | "discard" | "timeout" | "resign", card id or None)
 Last = tuple[int, str, int | None]
@@ -86,7 +87,7 @@ ACTIONS: dict[tuple[str, int], Action] = {
 }
 
 
-@dataclass(slots=True, eq=True)
+@dataclass(slots=True, eq=True, init=False)
 class ArcomageState:
     """Everything about a match at one moment. Treated as immutable: rules return new states.
 
@@ -106,6 +107,25 @@ class ArcomageState:
     timeouts: tuple[int, int]
     last: Last | None
     result: Outcome | None
+
+    # written out rather than left to @dataclass (the same one it would write): the compiled
+    # build compiles a method written here, while the one dataclasses generates runs
+    # interpreted, and every play of every verified match builds a state
+    def __init__(self, battlefield: Battlefield, infinite: bool, turn: int, phase: int,
+                 stats: tuple[int, ...], hands: tuple[tuple[int, ...], tuple[int, ...]],
+                 draw_pile: tuple[int, ...], discard_pile: tuple[int, ...],
+                 timeouts: tuple[int, int], last: Last | None, result: Outcome | None) -> None:
+        self.battlefield = battlefield
+        self.infinite = infinite
+        self.turn = turn
+        self.phase = phase
+        self.stats = stats
+        self.hands = hands
+        self.draw_pile = draw_pile
+        self.discard_pile = discard_pile
+        self.timeouts = timeouts
+        self.last = last
+        self.result = result
 
     def player(self, seat: int) -> dict[str, int]:
         """Seat ``seat``'s eight numbers by name (tower, wall, mines, ..., troops)."""
