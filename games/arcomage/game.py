@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..base import JSON, InvalidAction, InvalidParams, Outcome, Rng, TurnTimer, header_timer
+from ..base import JSON, InvalidAction, InvalidParams, Rng, TurnTimer, header_timer
 from . import rules
 from .cards import BATTLEFIELD_BY_ID, BATTLEFIELDS, CARD_BY_ID, CARDS
 from .render import render_svg
@@ -88,17 +88,21 @@ class ArcomageGame:
             BATTLEFIELD_BY_ID[normal["battlefield"]], normal["deck"] == "infinite", rng
         )
 
-    def current_seat(self, state: ArcomageState) -> int | None:
-        """The seat to act, or None once the match is over."""
-        return None if state.result is not None else state.turn
+    # The four calls the verifier makes at every event are the rules' own functions rather
+    # than methods calling them: the rules are compiled (setup.py), this face is not, and a
+    # method here would run interpreted in front of each call.
+    #: the seat to act, or None once the match is over
+    current_seat = staticmethod(rules.current_seat)
+    #: the next state; raise IllegalAction with the rules' reason. ``state`` is unchanged
+    apply = staticmethod(rules.apply)
+    #: the outcome once the match is over, else None
+    result = staticmethod(rules.result)
+    #: an action from ``{"kind": "play" | "discard", "card": <id>}``
+    parse_action = staticmethod(Action.from_json)
 
     def legal_actions(self, state: ArcomageState) -> list[Action]:
         """Every action the current seat may take."""
         return rules.legal_actions(state)
-
-    def apply(self, state: ArcomageState, action: Action, rng: Rng) -> ArcomageState:
-        """The next state; raise IllegalAction with the rules' reason. ``state`` is unchanged."""
-        return rules.apply(state, action, rng)
 
     def timeout(self, state: ArcomageState, rng: Rng) -> ArcomageState:
         """The current seat's turn timed out (see rules.timeout)."""
@@ -111,14 +115,6 @@ class ArcomageGame:
     def resign(self, state: ArcomageState, seat: int) -> ArcomageState:
         """``seat`` resigns: the other seat wins."""
         return rules.resign(state, seat)
-
-    def result(self, state: ArcomageState) -> Outcome | None:
-        """The outcome once the match is over, else None."""
-        return state.result
-
-    def parse_action(self, data: JSON) -> Action:
-        """An action from ``{"kind": "play" | "discard", "card": <id>}``."""
-        return Action.from_json(data)
 
     def action_to_json(self, action: Action) -> JSON:
         """The JSON form of an action."""

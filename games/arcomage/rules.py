@@ -14,7 +14,7 @@ every decision the seeds leave open.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from ..base import IllegalAction, InvalidAction, Outcome, Rng
 from .cards import CARD_BY_ID, CARDS, Battlefield
@@ -26,8 +26,10 @@ __all__ = [
     "TIMEOUTS_TO_LOSE",
     "apply",
     "check",
+    "current_seat",
     "legal_actions",
     "resign",
+    "result",
     "setup",
     "timeout",
     "victory",
@@ -193,6 +195,19 @@ def setup(battlefield: Battlefield, infinite: bool, rng: Rng) -> ArcomageState:
         last=None,
         result=_victory(stats, battlefield),
     )
+
+
+def current_seat(state: Any) -> int | None:
+    """The seat to act, or None once the match is over. (``state`` untyped: the game's face
+    hands it on as it comes, and a wrong one fails as it does in the pure build.)"""
+    seat: int | None = None if state.result is not None else state.turn
+    return seat
+
+
+def result(state: Any) -> Outcome | None:
+    """The outcome once the match is over, else None (``state`` as in ``current_seat``)."""
+    outcome: Outcome | None = state.result
+    return outcome
 
 
 def legal_actions(state: ArcomageState) -> list[Action]:
