@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from . import jsonfast
 from .errors import FairdealError
@@ -24,23 +24,23 @@ __all__ = ["MAX_BUNDLE_BYTES", "MAX_EVENTS", "MAX_INT", "Bundle", "InvalidBundle
 #: a bundle larger than this is refused before parsing (a long match is well under 1 MiB)
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024
 #: how deeply an action or the params may nest
-MAX_DEPTH = 16
+MAX_DEPTH: Final = 16
 #: a bundle with more events is refused before any is checked: replaying each costs time, and a
 #: long match holds a few hundred (the longest fixture: under 300)
-MAX_EVENTS = 20_000
+MAX_EVENTS: Final = 20_000
 #: integers are 64-bit signed: every field that holds one (a seq, a ts, a card index) fits, and
 #: so does every database column and any other language's integer type
-MAX_INT = 2**63 - 1
+MAX_INT: Final = 2**63 - 1
 #: a longer number is refused before it is converted (Python's own guard stops at 4,300)
-_MAX_INT_DIGITS = 19
+_MAX_INT_DIGITS: Final = 19
 #: error messages quote at most this much of an offending value
-_SHOWN = 80
+_SHOWN: Final = 80
 
-_HEX64 = re.compile(r"[0-9a-f]{64}\Z")
-_HEX128 = re.compile(r"[0-9a-f]{128}\Z")
-_HEX16 = re.compile(r"[0-9a-f]{16}\Z")
-_MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
-_KEY = re.compile(r"ed25519:[0-9a-f]{64}\Z")
+_HEX64: Final = re.compile(r"[0-9a-f]{64}\Z")
+_HEX128: Final = re.compile(r"[0-9a-f]{128}\Z")
+_HEX16: Final = re.compile(r"[0-9a-f]{16}\Z")
+_MATCH_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
+_KEY: Final = re.compile(r"ed25519:[0-9a-f]{64}\Z")
 
 
 class InvalidBundle(FairdealError):
@@ -75,10 +75,10 @@ def _bounded_int(text: str) -> int:
 
 #: a lone surrogate can only enter through a \uD800-\uDFFF escape (UTF-8 bytes cannot hold
 #: one): look for the escape first, and walk the parsed value only when there is one
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
 #: (the escapes spelled for the regular expression engine, not as string literals: a lone
 #: surrogate in a literal is refused by the compiled build, docs/compiled.md)
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_SURROGATE: Final = re.compile(r"[\ud800-\udfff]")
 
 
 def _surrogates(value: Any) -> None:
@@ -310,12 +310,12 @@ def _reveal(event: Mapping[str, Any], where: str) -> None:
     _text(f"{where}.result.reason", result["reason"], 40)
 
 
-_COMMON = {"seq", "prev", "type", "ts"}
+_COMMON: Final = {"seq", "prev", "type", "ts"}
 _Fields = dict[str, tuple[set[str], Callable[[Mapping[str, Any], str], None]]]
-_GENESIS_V1 = {"protocol", "match_id", "game", "rules_version", "rules_hash", "params",
+_GENESIS_V1: Final = {"protocol", "match_id", "game", "rules_version", "rules_hash", "params",
                "turn_limit_ms", "seats", "server_key_id", "commitment"}
 #: each protocol's event types: the fields each may carry, and their check
-_FIELDS: dict[str, _Fields] = {
+_FIELDS: Final[dict[str, _Fields]] = {
     PROTOCOL_V1: {
         "genesis": (_GENESIS_V1, _genesis),
         "seat_key": ({"seat", "public_key"}, _seat_key),
@@ -342,12 +342,12 @@ _FIELDS: dict[str, _Fields] = {
 assert all(set(_FIELDS[version]) == set(PROTOCOLS[version]) for version in PROTOCOLS)
 
 
-_MOVE_KEYS = frozenset({"seq", "prev", "type", "ts", "seat", "action"})
+_MOVE_KEYS: Final = frozenset({"seq", "prev", "type", "ts", "seat", "action"})
 #: the optional fields of a move: fairdeal/2 adds the player's own clock
-_MOVE_OPTIONAL = {PROTOCOL_V1: _MOVE_KEYS | {"action_id", "sig"},
+_MOVE_OPTIONAL: Final = {PROTOCOL_V1: _MOVE_KEYS | {"action_id", "sig"},
                   PROTOCOL_V2: _MOVE_KEYS | {"action_id", "client_ts", "sig"}}
-_TIMEOUT_KEYS = frozenset({"seq", "prev", "type", "ts", "seat"})
-_NESTED = (dict, list)
+_TIMEOUT_KEYS: Final = frozenset({"seq", "prev", "type", "ts", "seat"})
+_NESTED: Final = (dict, list)
 
 
 def _plainly_valid(event: Any, protocol: str) -> bool:

@@ -83,7 +83,7 @@ class CanonicalError(FairdealError):
     """A value that has no canonical JSON form (a float, a non-string key, ...)."""
 
 
-_SCALARS = (bool, int, str)
+_SCALARS: Final = (bool, int, str)
 
 
 def check_canonical(value: Any, where: str = "$") -> None:

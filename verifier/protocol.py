@@ -12,7 +12,7 @@ import hmac
 import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Final
 
 from .canonical import canonical_bytes, canonical_bytes_trusted
 from .hashing import Tag, tag_prefix, tagged_hash
@@ -46,23 +46,23 @@ __all__ = [
     "signed_message",
 ]
 
-PROTOCOL_V1 = "fairdeal/1"
-PROTOCOL_V2 = "fairdeal/2"
+PROTOCOL_V1: Final = "fairdeal/1"
+PROTOCOL_V2: Final = "fairdeal/2"
 #: the protocol new matches are recorded under
-PROTOCOL = PROTOCOL_V2
-BUNDLE_FORMAT = "fairdeal.bundle/1"
-ZERO_HASH = "0" * 64
+PROTOCOL: Final = PROTOCOL_V2
+BUNDLE_FORMAT: Final = "fairdeal.bundle/1"
+ZERO_HASH: Final = "0" * 64
 
 #: event types of each protocol version, in the order they may appear in a match
-PROTOCOLS: dict[str, tuple[str, ...]] = {
+PROTOCOLS: Final[dict[str, tuple[str, ...]]] = {
     PROTOCOL_V1: ("genesis", "seat_key", "client_seed", "move", "timeout", "resign", "reveal"),
     PROTOCOL_V2: ("genesis", "seat_key", "seed_commit", "client_seed", "seed_expired",
                   "seed_reveal", "seed_forfeit", "move", "timeout", "resign", "reveal"),
 }
 #: every event type any version knows
-EVENT_TYPES = PROTOCOLS[PROTOCOL_V2]
+EVENT_TYPES: Final = PROTOCOLS[PROTOCOL_V2]
 #: the events that change the game state, one ply each
-PLAY_TYPES = ("move", "timeout", "resign")
+PLAY_TYPES: Final = ("move", "timeout", "resign")
 #: fairdeal/2: the shortest seating window (``genesis.seating_ms``) a verifier accepts. The
 #: window decides who takes part: a seat that has fixed nothing when it closes is declined by
 #: the server (``seed_expired``), so a window no client can meet (1 ms) is the server choosing
@@ -70,11 +70,11 @@ PLAY_TYPES = ("move", "timeout", "resign")
 #: commitment (register its key, sign, commit) on a slow network with room to spare, and lies
 #: below every window in use: the ledger's default (the turn limit, at least this, or 5 minutes)
 #: and the committed fixtures (5 minutes). docs/SPEC.md §4.
-MIN_SEATING_MS = 10_000
+MIN_SEATING_MS: Final = 10_000
 #: fairdeal/2: the events a seat with a registered key signs itself
-SEAT_SIGNED_TYPES = ("seed_commit", "client_seed", "seed_reveal", "move", "resign")
+SEAT_SIGNED_TYPES: Final = ("seed_commit", "client_seed", "seed_reveal", "move", "resign")
 #: SHA-256 already fed the event tag: every event hash continues a copy of it
-_EVENT_HASH = hashlib.sha256(tag_prefix(Tag.EVENT))
+_EVENT_HASH: Final = hashlib.sha256(tag_prefix(Tag.EVENT))
 
 
 def event_hash(event: Mapping[str, Any], *, checked: bool = True) -> str:
@@ -176,7 +176,7 @@ def head_message(match_id: str, seq: int, head: str) -> bytes:
 
 #: a seat index as a person types it: a few ASCII digits (str.isdigit also accepts "²" or "٣",
 #: which int() refuses or reads as another number, and int() refuses thousands of digits)
-_SEAT_INDEX = re.compile(r"[0-9]{1,9}")
+_SEAT_INDEX: Final = re.compile(r"[0-9]{1,9}")
 
 
 def seat_index(seat_names: Sequence[str], label: str) -> int | None:

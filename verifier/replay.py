@@ -9,7 +9,7 @@ the replayer checks their meaning and raises VerificationError naming the check 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from fairdeal.games import Game, Outcome, RulesError, TurnTimer, get_rules
 
@@ -28,7 +28,7 @@ from .seating import SEATING_TYPES, Seating
 
 __all__ = ["MatchReplayer", "Step", "load_game", "replay_steps"]
 
-_rules_hash_cache: dict[tuple[str, str], str] = {}
+_rules_hash_cache: Final[dict[tuple[str, str], str]] = {}
 
 
 def load_game(genesis: Mapping[str, Any]) -> Game:
@@ -395,7 +395,7 @@ class MatchReplayer:
 #: each event type's handler by its method's name (the genesis has none: it is read when the
 #: replayer is made; the seating's events all go to the seating): a dictionary lookup per
 #: event instead of getattr on the instance
-_HANDLERS: dict[str, Callable[[MatchReplayer, Mapping[str, Any]], None]] = {
+_HANDLERS: Final[dict[str, Callable[[MatchReplayer, Mapping[str, Any]], None]]] = {
     "_on_" + kind: MatchReplayer._on_seating if kind in SEATING_TYPES
     else getattr(MatchReplayer, "_on_" + kind) for kind in EVENT_TYPES if kind != "genesis"
 }

@@ -22,7 +22,7 @@ import hashlib
 import hmac
 import struct
 from collections.abc import Callable, MutableSequence, Sequence
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from .hashing import Tag, tag_prefix
 
@@ -43,23 +43,23 @@ try:
 except ImportError:
     mypyc_attr = _read_by_mypyc
 
-_TWO_64 = 1 << 64
-_RNG_PREFIX = tag_prefix(Tag.RNG)
-_FOUR_U64 = struct.Struct(">4Q").unpack
+_TWO_64: Final = 1 << 64
+_RNG_PREFIX: Final = tag_prefix(Tag.RNG)
+_FOUR_U64: Final = struct.Struct(">4Q").unpack
 #: randbelow's acceptance limit for every small n, worked out once: computing it costs two
 #: big-integer operations, and a deal's shuffle needs one per card
-_LIMITS = tuple(_TWO_64 - (_TWO_64 % n) if n else 0 for n in range(1025))
+_LIMITS: Final = tuple(_TWO_64 - (_TWO_64 % n) if n else 0 for n in range(1025))
 #: below every limit of the table: draws all under it are all accepted, whatever their n
-_BELOW_ALL_LIMITS = min(_LIMITS[2:])
+_BELOW_ALL_LIMITS: Final = min(_LIMITS[2:])
 # HMAC-SHA256 by hand, from SHA-256 states already fed the key's inner and outer pads (RFC 2104:
 # the 32-byte key, zero-padded to SHA-256's 64-byte block, XOR 0x36 and 0x5C): a block then
 # costs two state copies and two small updates, under half of a one-shot hmac.digest, which
 # sets the key up again every time. Every stream of a match shares the deal seed's key.
-_INNER_PAD = bytes(byte ^ 0x36 for byte in range(256))
-_OUTER_PAD = bytes(byte ^ 0x5C for byte in range(256))
-_KEYED: dict[bytes, tuple[Any, Any]] = {}
+_INNER_PAD: Final = bytes(byte ^ 0x36 for byte in range(256))
+_OUTER_PAD: Final = bytes(byte ^ 0x5C for byte in range(256))
+_KEYED: Final[dict[bytes, tuple[Any, Any]]] = {}
 #: a bound on the keys remembered (a process replays one match after another)
-_KEYED_MAX = 64
+_KEYED_MAX: Final = 64
 
 
 def _keyed(key: bytes) -> tuple[Any, Any]:

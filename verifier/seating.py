@@ -13,7 +13,7 @@ event.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from fairdeal.games import Game, Outcome
 
@@ -25,7 +25,7 @@ from .report import VerificationError
 __all__ = ["SEATING_TYPES", "Seating"]
 
 #: the events a `Seating` reads: a seat's key, and what it does about its seed
-SEATING_TYPES = ("seat_key", "client_seed", "seed_commit", "seed_expired", "seed_reveal",
+SEATING_TYPES: Final = ("seat_key", "client_seed", "seed_commit", "seed_expired", "seed_reveal",
                  "seed_forfeit")
 
 
@@ -327,8 +327,8 @@ class Seating:
 
 
 #: what an event of a seat is, in words, for the failures of a pinned seat
-_WHAT = {"seed_commit": "seed commitment", "client_seed": "seed", "seed_reveal": "seed reveal",
-         "move": "move", "resign": "resignation"}
+_WHAT: Final = {"seed_commit": "seed commitment", "client_seed": "seed",
+                "seed_reveal": "seed reveal", "move": "move", "resign": "resignation"}
 
 
 def _what(event: Mapping[str, Any]) -> str:
@@ -339,7 +339,7 @@ def _what(event: Mapping[str, Any]) -> str:
 
 
 #: each seating event type's handler: a dictionary lookup per event instead of getattr
-_HANDLERS: dict[str, Callable[[Seating, Mapping[str, Any], int], Outcome | None]] = {
+_HANDLERS: Final[dict[str, Callable[[Seating, Mapping[str, Any], int], Outcome | None]]] = {
     "seat_key": Seating._on_seat_key, "client_seed": Seating._on_client_seed,
     "seed_commit": Seating._on_seed_commit, "seed_expired": Seating._on_seed_expired,
     "seed_reveal": Seating._on_seed_reveal, "seed_forfeit": Seating._on_seed_forfeit,
