@@ -75,6 +75,17 @@ def _keyed(key: bytes) -> tuple[Any, Any]:
     return states
 
 
+def _swap_down(items: list[Any], draws: list[int]) -> None:
+    """Fisher-Yates's swaps for positions ``len(draws)`` ... 1 of a list, from their draws
+    (all accepted): the loop of ``shuffle`` on a typed list, which the compiled build indexes
+    directly rather than through the generic sequence protocol."""
+    top = len(draws)
+    for k in range(top):
+        i = top - k
+        j = draws[k] % (i + 1)
+        items[i], items[j] = items[j], items[i]
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)
 class RandomStream:
     """An HMAC-SHA256 counter-mode stream with unbiased integers and shuffles.
@@ -161,6 +172,9 @@ class RandomStream:
             draws = pending[: -top - 1 : -1]
             if max(draws) < _BELOW_ALL_LIMITS:
                 del pending[-top:]
+                if type(items) is list:  # a deck: indexed as a list by the compiled build
+                    _swap_down(items, draws)
+                    return
                 for i, x in zip(range(top, 0, -1), draws, strict=True):
                     j = x % (i + 1)
                     items[i], items[j] = items[j], items[i]
