@@ -24,7 +24,6 @@ value or the same error over every fixture and the fuzzer's mutants.
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import Any, Final
 
@@ -46,11 +45,11 @@ UNPROVEN: Final = object()
 
 #: JSON's whitespace (not bytes.strip()'s, which also takes \v and \f)
 _WHITESPACE: Final = b" \t\n\r"
-#: in orjson's encoding a float is a digit then "." or "e+" or "e-"; each pattern begins with
-#: its mark, so re scans for that literal (a pattern that began with the digit would try every
-#: digit of every hash: ten times slower)
-_FLOAT_MARKS: Final = tuple(re.compile(pattern) for pattern in (
-    rb"\.(?<=[0-9]\.)", rb"e\+(?<=[0-9]e\+)", rb"e-(?<=[0-9]e-)"))
+#: in orjson's encoding a float is a digit then "." or "e+" or "e-": each mark is found by
+#: bytes.find (a memchr-class scan, several times faster than re's search for the same literal),
+#: and only where one is found is the byte before it read (a pattern that began with the digit
+#: would try every digit of every hash)
+_FLOAT_MARKS: Final = (b".", b"e+", b"e-")
 #: every digit written as 0, and "[", ",", ":" and "-" (what may stand before a number) as "[",
 #: so that one substring search finds an integer of 19 digits or more in any place
 _NUMBER_SHAPE: Final = bytes.maketrans(b"123456789,:-", b"000000000[[[")
@@ -96,4 +95,10 @@ def may_hold_float(encoded: bytes) -> bool:
     >>> may_hold_float(b'{"seq":1,"ts":"v1"}'), may_hold_float(b'[1.5]')
     (False, True)
     """
-    return any(mark.search(encoded) for mark in _FLOAT_MARKS)
+    for mark in _FLOAT_MARKS:
+        at = encoded.find(mark, 1)  # a mark at 0 has no digit before it
+        while at > 0:
+            if 0x30 <= encoded[at - 1] <= 0x39:  # the byte before it is a digit
+                return True
+            at = encoded.find(mark, at + 1)
+    return False
