@@ -60,20 +60,28 @@ class SeatSeed:
 def minimal_groups(contributions: Sequence[Contribution],
                    parties: Sequence[str]) -> list[frozenset[str]]:
     """Every smallest group of ``parties`` that could have chosen the deal."""
-    return list(_minimal_groups(tuple(contributions), tuple(parties)))
+    return list(_minimal_groups(tuple((c.fixed, c.exposed, c.controllers)
+                                      for c in contributions), tuple(parties)))
+
+
+#: what the answer reads of a Contribution: when it was fixed, when exposed, who controls it
+_Input = tuple[int, int, frozenset[str]]
 
 
 # the answer depends only on the order the seeds came in, and matches come in a handful of
-# orders: an audit of a hundred thousand matches works each out once (a per-process cache)
+# orders: an audit of a hundred thousand matches works each out once (a per-process cache).
+# Keyed by plain tuples, not Contributions: a dataclass's __hash__ and __eq__ are interpreted
+# even in the compiled build, and every verified match asks once
 @lru_cache(maxsize=256)
-def _minimal_groups(contributions: tuple[Contribution, ...],
+def _minimal_groups(contributions: tuple[_Input, ...],
                     parties: tuple[str, ...]) -> tuple[frozenset[str], ...]:
     def can_choose(group: frozenset[str]) -> bool:
-        outside = [c for c in contributions if not (c.controllers & group)]
+        outside = [c for c in contributions if not (c[2] & group)]
         if not outside:
             return True
-        latest_exposure = max(c.exposed for c in outside)
-        return any(c.fixed > latest_exposure for c in contributions if c.controllers & group)
+        latest_exposure = max(exposed for _, exposed, _ in outside)
+        return any(fixed > latest_exposure for fixed, _, controllers in contributions
+                   if controllers & group)
 
     found: list[frozenset[str]] = []
     for size in range(1, len(parties) + 1):
@@ -119,14 +127,15 @@ def deal_influence(protocol: str, seats: Sequence[SeatSeed], seat_names: Sequenc
             "seats": [_seat_json(name, seat) for name, seat in zip(seat_names, seats,
                                                                   strict=True)],
         }
-    contributions = [Contribution(SERVER, genesis_seq, reveal_seq, frozenset({SERVER}))]
+    # the server's seed and each seat's, as minimal_groups reads a Contribution
+    contributions: list[_Input] = [(genesis_seq, reveal_seq, frozenset({SERVER}))]
     for name, seat in zip(seat_names, seats, strict=True):
         if seat.how in ("commit-reveal", "one-step"):
             assert seat.fixed is not None and seat.exposed is not None
             controllers = frozenset({name}) if seat.signed else frozenset({name, SERVER})
-            contributions.append(Contribution(name, seat.fixed, seat.exposed, controllers))
+            contributions.append((seat.fixed, seat.exposed, controllers))
     parties = [SERVER, *seat_names]
-    groups = minimal_groups(contributions, parties)
+    groups = list(_minimal_groups(tuple(contributions), tuple(parties)))
     ordered = [sorted(group, key=parties.index) for group in groups]
     seat_json = [_seat_json(name, seat) for name, seat in zip(seat_names, seats, strict=True)]
     everyone = len(groups) == 1 and groups[0] == frozenset(parties)
