@@ -7,8 +7,6 @@ from the rng handed to that call, through one sub-stream per purpose ("xb42", "b
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ..base import IllegalAction, Outcome, Rng
 from .actions import Action, Castle, Cemetery, Clouds, Jumbo, Place, Skully, Star, Volcano, Xb42
 from .boards import SEAT_NAMES, Board
@@ -56,13 +54,18 @@ class Work:
 
     def done(self, last: LastEvent | None) -> State:
         """The new state."""
-        return replace(
-            self.state,
+        # the constructor itself, every field named, rather than dataclasses.replace: replace
+        # is interpreted and works out the fields each call, and every play ends here
+        state = self.state
+        return State(
+            board_id=state.board_id,
+            first=state.first,
             turn=self.turn,
             seat=self.seat,
             stacks=tuple(self.stacks),
             racks=(tuple(self.racks[0]), tuple(self.racks[1])),
             reserves=(tuple(self.reserves[0]), tuple(self.reserves[1])),
+            set_aside=state.set_aside,
             discards=(tuple(self.discards[0]), tuple(self.discards[1])),
             frozen=(tuple(self.frozen[0]), tuple(self.frozen[1])),
             medals=(self.medals[0], self.medals[1]),
