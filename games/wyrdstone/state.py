@@ -94,7 +94,7 @@ class Action:
 SKIP = Action("skip")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Creature:
     """A creature in a slot. Changed only inside the engine, on copies.
 
@@ -115,6 +115,25 @@ class Creature:
     buff: int = 0
     buff_turns: int = 0
     wolf: bool = False
+
+    # written out rather than left to @dataclass (the same one it would write): the compiled
+    # build compiles a method written here, while the one dataclasses generates runs
+    # interpreted, and the engine copies creatures at every play
+    def __init__(self, scroll: str, attack: int, health: int, max_health: int, summoned: int,
+                 poison: int = 0, poison_turns: int = 0, stun: int = 0, held: bool = False,
+                 buff: int = 0, buff_turns: int = 0, wolf: bool = False) -> None:
+        self.scroll = scroll
+        self.attack = attack
+        self.health = health
+        self.max_health = max_health
+        self.summoned = summoned
+        self.poison = poison
+        self.poison_turns = poison_turns
+        self.stun = stun
+        self.held = held
+        self.buff = buff
+        self.buff_turns = buff_turns
+        self.wolf = wolf
 
     def copy(self) -> Creature:
         return Creature(self.scroll, self.attack, self.health, self.max_health, self.summoned,
@@ -202,7 +221,7 @@ class Loadout:
 Last = tuple[int, str, str | None, int | None]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class WyrdState:
     """Everything about a duel at one moment. Treated as immutable: the rules build new ones.
 
@@ -226,6 +245,27 @@ class WyrdState:
     last_cast: tuple[int, str, int | None] | None
     result: Outcome | None
     rules: RuleSet
+
+    # written out rather than left to @dataclass, as Creature's is: every play builds a state
+    def __init__(self, loadouts: tuple[Loadout, Loadout], training: bool, turn: int, seat: int,
+                 health: tuple[int, int], energy: tuple[int, ...],
+                 board: tuple[Creature | None, ...],
+                 belts: tuple[tuple[str, ...], tuple[str, ...]], rune_used: bool,
+                 last: Last | None, last_cast: tuple[int, str, int | None] | None,
+                 result: Outcome | None, rules: RuleSet) -> None:
+        self.loadouts = loadouts
+        self.training = training
+        self.turn = turn
+        self.seat = seat
+        self.health = health
+        self.energy = energy
+        self.board = board
+        self.belts = belts
+        self.rune_used = rune_used
+        self.last = last
+        self.last_cast = last_cast
+        self.result = result
+        self.rules = rules
 
     def creature(self, seat: int, slot: int) -> Creature | None:
         """The creature in ``slot`` (1-5) of ``seat``, or None."""
