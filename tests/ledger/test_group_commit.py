@@ -23,7 +23,7 @@ def _row(match_id: str) -> dict[str, Any]:
 
 
 def _event(seq: int) -> StoredEvent:
-    return StoredEvent(seq=seq, type="move", body='{"seq":%d}' % seq, hash=f"{seq:064x}")
+    return StoredEvent(seq=seq, type="move", body=f'{{"seq":{seq}}}', hash=f"{seq:064x}")
 
 
 @pytest.fixture
