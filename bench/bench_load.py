@@ -114,6 +114,8 @@ def run(backend: str, seconds: float, concurrency: int, workers: int, threads: i
         log.close()
     label = f"{server_name}, {backend}" + (" (anchor)" if server_path else "")
     result = _result(label, played, cpu)
+    if result["exit"] != 0:  # the server's side of a failure (a 500 logs its error's type)
+        result["server_log"] = (folder / "server.log").read_text(errors="replace")[-1500:]
     try:
         verified, failed = _verify_all(url, key)
     finally:
@@ -340,6 +342,7 @@ def main() -> None:
               f"{row.get('database_ms', 0):>6.2f}")
         if row["exit"] != 0:
             print("  play failed:", row["stderr"])
+            print("  the server's log ends:", row.get("server_log", ""))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """A small client of the /api/v1 JSON API over the standard library (no dependency).
 
-Each thread keeps one HTTP/1.1 connection alive, so a stream of moves does not pay a TCP
-handshake per request; a kept-alive connection the server closed meanwhile is retried once.
+Each thread keeps one HTTP/1.1 connection alive (``transport.Connection``: a request is one
+write, an answer's headers are read without the ``email`` parser), so a stream of moves does
+not pay a TCP handshake per request; a kept-alive connection the server closed meanwhile is
+retried once.
 Network failures raise ``OSError`` (``ConnectionError``), error statuses ``ApiError``.
 Answers are parsed by orjson where the verifier's fast path proves its value is ``json``'s
 (``_loads``): the load bots parse about two answers a move.
@@ -9,7 +11,6 @@ Answers are parsed by orjson where the verifier's fast path proves its value is 
 
 from __future__ import annotations
 
-import http.client
 import json
 import threading
 import time
@@ -17,6 +18,8 @@ import urllib.parse
 from typing import Any
 
 from fairdeal.verifier import jsonfast
+
+from .transport import Connection
 
 __all__ = ["ApiClient", "ApiError"]
 
@@ -44,8 +47,8 @@ def _loads(raw: bytes) -> Any:
 class ApiClient:
     """``ApiClient("http://127.0.0.1:5000").call("GET", "/matches/ID")``.
 
-    Each thread keeps one HTTP/1.1 connection alive (``http.client``, the layer under
-    ``urllib``), so a stream of moves does not pay a TCP handshake per request.
+    Each thread keeps one HTTP/1.1 connection alive (``transport.Connection``), so a stream
+    of moves does not pay a TCP handshake per request.
     """
 
     def __init__(self, base_url: str, timeout: float = 30.0) -> None:
@@ -55,18 +58,17 @@ class ApiClient:
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"not an http(s) URL: {base_url!r}")
         self._scheme = parts.scheme
-        self._netloc = parts.netloc
+        self._host = parts.hostname
+        self._port = parts.port
         self._prefix = parts.path
         self.timeout = timeout
         self._local = threading.local()
 
-    def _connection(self) -> tuple[http.client.HTTPConnection, bool]:
-        connection = getattr(self._local, "connection", None)
+    def _connection(self) -> tuple[Connection, bool]:
+        connection: Connection | None = getattr(self._local, "connection", None)
         if connection is not None:
             return connection, True
-        cls = (http.client.HTTPSConnection if self._scheme == "https"
-               else http.client.HTTPConnection)
-        connection = cls(self._netloc, timeout=self.timeout)
+        connection = Connection(self._scheme, self._host, self._port, self.timeout)
         self._local.connection = connection
         return connection, False
 
@@ -87,20 +89,18 @@ class ApiClient:
         for attempt in range(2):
             connection, reused = self._connection()
             try:
-                connection.request(method, self._prefix + path, body=data, headers=headers)
-                response = connection.getresponse()
-                body = response.read()
-            except (OSError, http.client.HTTPException) as e:
+                status, body, will_close = connection.request(method, self._prefix + path,
+                                                              headers, data)
+            except (OSError, ValueError) as e:
                 self._drop()
                 # a kept-alive connection the server closed meanwhile: one fresh try
                 if reused and attempt == 0 and isinstance(
-                        e, (http.client.RemoteDisconnected, BrokenPipeError,
-                            ConnectionResetError)):
+                        e, (BrokenPipeError, ConnectionResetError)):
                     continue
                 raise ConnectionError(f"{method} {self.base}{path}: {e}") from e
-            if response.will_close:
-                self._drop()
-            return response.status, body
+            if will_close:
+                self._local.connection = None
+            return status, body
         raise AssertionError("unreachable")
 
     def wait_until_up(self, seconds: float = 10.0, interval: float = 0.05) -> bool:

@@ -222,9 +222,15 @@ class WritePath:
         assert dbapi is not None
         with self._queue_lock:
             self._queue.append(job)
+            # whether to wait is decided here, under the lock: the leader may hand this job
+            # the lead (``leads`` set, ``waiting`` released) before it reaches the wait, and
+            # a job that then skipped the wait released its lock twice -- a RuntimeError once
+            # its batch was committed (a 500 for a stored move), the rest of the batch left
+            # waiting for good
             job.leads = not self._leading
+            waits = not job.leads
             self._leading = True
-        if not job.leads:
+        if waits:
             job.waiting.acquire()
         if job.leads:
             self._lead(dbapi)
@@ -275,8 +281,14 @@ class WritePath:
     def _commit_batch(self, batch: list[_Append], dbapi: Any) -> None:
         """Each append in a savepoint of one transaction: a conflict undoes that append alone;
         any other failure (a full disk, a lost file) fails the whole batch, nothing stored."""
-        connection = self._own_connection().connection
-        cursor = connection.cursor()
+        try:
+            connection = self._own_connection().connection
+            cursor = connection.cursor()
+        except BaseException as e:  # no connection: the whole batch fails, nothing stored
+            for job in batch:
+                job.error = e
+            self._drop_own_connection()
+            return
         alone = len(batch) == 1  # the common case without contention: no savepoint
         failed = False
         try:

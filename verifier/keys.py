@@ -12,6 +12,7 @@ only when a key is made, so ``fairdeal.verifier`` imports without it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -75,9 +76,13 @@ def _openssl_verify() -> Verifier | None:
     except ImportError:
         return None
 
+    # a client checks every receipt against the one server key: the key is parsed once
+    # (a few microseconds less per check; a bad key's ValueError is not remembered)
+    public_key = functools.lru_cache(maxsize=64)(Ed25519PublicKey.from_public_bytes)
+
     def check(public_raw: bytes, signature: bytes, message: bytes) -> bool:
         try:
-            Ed25519PublicKey.from_public_bytes(public_raw).verify(signature, message)
+            public_key(public_raw).verify(signature, message)
         except (InvalidSignature, ValueError):
             return False
         return True
