@@ -29,6 +29,10 @@ __all__ = ["Connection", "ProtocolError"]
 #: http.client's limits on an answer's header block
 MAX_LINE = 65_536
 MAX_HEADERS = 100
+#: the largest answer body read: twice a bundle's limit (verifier.bundle.MAX_BUNDLE_BYTES), the
+#: largest thing the API returns. A server is not trusted: a Content-Length of a petabyte, or a
+#: body that never ends, is refused before it is read instead of filling the memory.
+MAX_BODY = 128 * 1024 * 1024
 #: what may not appear in a request's target or a header value (http.client refuses them too:
 #: a CR or LF would start a header or a request of the caller's choosing)
 _UNSAFE_TARGET = re.compile(rb"[\x00-\x20\x7f]")
@@ -122,6 +126,8 @@ class _Reader:
         return line
 
     def _exactly(self, size: int) -> bytes:
+        if size > MAX_BODY:
+            raise ProtocolError(_too_large(size))
         data = self._stream.read(size)
         if len(data) < size:
             raise ProtocolError(f"the answer ended after {len(data)} of its {size} bytes")
@@ -143,7 +149,10 @@ class _Reader:
             return status, self._chunked(), will_close
         length = headers.get(b"content-length")
         if length is None:  # the body runs to the end of the connection
-            return status, self._stream.read(), True
+            data = self._stream.read(MAX_BODY + 1)
+            if len(data) > MAX_BODY:
+                raise ProtocolError(_too_large(len(data)))
+            return status, data, True
         if not length.strip().isdigit():
             raise ProtocolError(f"not a Content-Length: {length!r}")
         return status, self._exactly(int(length)), will_close
@@ -175,6 +184,7 @@ class _Reader:
 
     def _chunked(self) -> bytes:
         parts = []
+        total = 0
         while True:
             size_line = self._line().split(b";", 1)[0].strip()
             try:
@@ -185,8 +195,16 @@ class _Reader:
                 raise ProtocolError(f"not a chunk size: {size_line[:100]!r}")
             if size == 0:
                 break
+            total += size
+            if total > MAX_BODY:
+                raise ProtocolError(_too_large(total))
             parts.append(self._exactly(size))
             self._exactly(2)  # the CRLF after the chunk
         while self._line() not in (b"\r\n", b"\n", b""):  # the trailers, unread
             pass
         return b"".join(parts)
+
+
+def _too_large(size: int) -> str:
+    return (f"the answer's body is {size:,} bytes or more, past the {MAX_BODY:,} an answer may "
+            "hold")

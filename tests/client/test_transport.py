@@ -110,6 +110,8 @@ def test_an_interim_answer_is_skipped(scripted) -> None:
     (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort", "ended after 5 of its 10 bytes"),
     (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "not a chunk size"),
     (b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * 101 + b"\r\n", "more than 100 headers"),
+    (b"HTTP/1.1 200 OK\r\nContent-Length: 1000000000000000\r\n\r\n", "past the 134,217,728"),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n8000001\r\n", "past the"),
     (b"HTTP/1.1 200 OK\r\nX: " + b"y" * 70_000 + b"\r\n\r\n", "longer than 65,536"),
 ])
 def test_a_malformed_answer_is_a_protocol_error(scripted, answer: bytes, message: str) -> None:
