@@ -85,7 +85,8 @@ demo: $(BASE)
 ## or its registry they are skipped, saying why (.ci/run installs npm and requires them:
 ## FAIRDEAL_REQUIRE_BROWSER=1).
 ## Both runs spread over TEST_WORKERS processes (pytest-xdist; 2 = CI's cores), each test
-## handed to whichever is free (worksteal): the slowest tests take minutes alone.
+## handed to whichever is free (worksteal), the slowest modules first (conftest.py), so that the
+## last tests taken are quick ones and neither core idles at the end.
 TEST_WORKERS ?= 2
 test: $(STAMP) browser-runtime
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist worksteal
@@ -166,7 +167,8 @@ bench-log: $(STAMP)
 ## folder mapping, so it reads them through a fairdeal/ folder of links.
 lint: $(STAMP)
 	$(BIN)/pip install --quiet ruff mypy
-	$(BIN)/ruff check games verifier audit ledger client web cli tests bench fixtures fuzzing examples
+	$(BIN)/ruff check games verifier audit ledger client web cli tests bench fixtures fuzzing examples \
+		conftest.py
 	rm -rf build/typecheck && mkdir -p build/typecheck/fairdeal
 	ln -s ../../../games build/typecheck/fairdeal/games
 	ln -s ../../../verifier build/typecheck/fairdeal/verifier
