@@ -7,7 +7,7 @@ BASE   := $(VENV)/.installed-base
 STAMP  := $(VENV)/.installed
 
 .PHONY: install pyodide browser-runtime demo test bench bench-ledger bench-log lint clean fuzz fuzz-atheris \
-	faults bench-load bench-durability adversary compiled-test
+	faults bench-load bench-durability adversary compiled-test test-long
 
 ## make install compiles the hot modules of games/ and verifier/ with mypyc when a C compiler is
 ## there (setup.py's COMPILED, docs/compiled.md), and installs the pure-Python build otherwise or
@@ -85,7 +85,8 @@ demo: $(BASE)
 ## or its registry they are skipped, saying why (.ci/run installs npm and requires them:
 ## FAIRDEAL_REQUIRE_BROWSER=1).
 ## Both runs spread over TEST_WORKERS processes (pytest-xdist; 2 = CI's cores), each test
-## handed to whichever is free (worksteal): the slowest tests take minutes alone.
+## handed to whichever is free (worksteal), the slowest modules first (conftest.py), so that the
+## last tests taken are quick ones and neither core idles at the end.
 TEST_WORKERS ?= 2
 test: $(STAMP) browser-runtime
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist worksteal
@@ -95,6 +96,14 @@ test: $(STAMP) browser-runtime
 browser-runtime: $(STAMP)
 	@$(BIN)/python -c 'import sys; from fairdeal.web.viewer.seed import main; sys.exit(main())' \
 	|| echo "test: no Pyodide runtime (see above), so the browser verifier's tests will be skipped"
+
+## The suite's random samples at full length (make test keeps a sample of each): 10,000 random
+## Ed25519 keys against OpenSSL instead of 150, and the audit's bounded memory over 100,000
+## matches instead of 40,000. The compiled build, the adversary and the fault loop have long
+## runs of their own (compiled-test, adversary, faults).
+test-long: $(STAMP)
+	FAIRDEAL_ED25519_KEYS=10000 FAIRDEAL_AUDIT_MATCHES=100000 nice -n 10 $(BIN)/pytest -q \
+		-p no:cacheprovider tests/verifier/test_ed25519.py tests/audit/test_memory.py
 
 ## Benchmarks live outside the test suite. bench-ledger starts gunicorn servers and uses
 ## PostgreSQL too when FAIRDEAL_TEST_POSTGRES_URL is set (or --postgres URL).
@@ -158,7 +167,8 @@ bench-log: $(STAMP)
 ## folder mapping, so it reads them through a fairdeal/ folder of links.
 lint: $(STAMP)
 	$(BIN)/pip install --quiet ruff mypy
-	$(BIN)/ruff check games verifier audit ledger client web cli tests bench fixtures fuzzing examples
+	$(BIN)/ruff check games verifier audit ledger client web cli tests bench fixtures fuzzing examples \
+		conftest.py
 	rm -rf build/typecheck && mkdir -p build/typecheck/fairdeal
 	ln -s ../../../games build/typecheck/fairdeal/games
 	ln -s ../../../verifier build/typecheck/fairdeal/verifier

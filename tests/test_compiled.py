@@ -5,6 +5,9 @@ keeps the first module of a name it loads): the pure one with ``FAIRDEAL_PURE=1`
 one without. Both verify every committed fixture (honest, tampered, hostile, v1), simulate
 matches of every installed game, verify and replay them, import them into a database of their
 own and export them, and audit them; every output, file and report is compared byte for byte.
+A build's commands run one after the other in its one process (``fairdeal_batch``, through
+click's own runner), as the separate `fairdeal` process is not what is compared: about 60
+interpreter starts fewer (tests/cli/ and tests/test_readme.py run `fairdeal` as a process).
 
 Where no compiled build is installed (``FAIRDEAL_PURE=1`` at install, or no C compiler) the
 comparison has nothing to compare and is skipped saying so; ``FAIRDEAL_REQUIRE_COMPILED=1``
@@ -28,25 +31,28 @@ FIXTURE_FOLDERS = ("bundles/honest", "bundles/tampered", "bundles/v1", "hostile/
 MATCHES = 4
 
 
-def run(args: list[str], pure: bool, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """A Python subprocess on one build; its exit code is the caller's to judge."""
+def run(args: list[str], pure: bool, cwd: Path | None = None,
+        given: str | None = None) -> subprocess.CompletedProcess[str]:
+    """A Python subprocess on one build, ``given`` on its standard input; its exit code is the
+    caller's to judge."""
     env = {key: value for key, value in os.environ.items() if key != "FAIRDEAL_PURE"}
     if pure:
         env["FAIRDEAL_PURE"] = "1"
-    return subprocess.run([sys.executable, *args], cwd=cwd or ROOT, env=env,
+    return subprocess.run([sys.executable, *args], cwd=cwd or ROOT, env=env, input=given,
                           capture_output=True, text=True, timeout=600)
 
 
-def module_file(name: str, pure: bool) -> str:
-    """Where module ``name`` was loaded from in one build."""
-    code = f"import importlib; print(importlib.import_module({name!r}).__file__)"
-    out = run(["-c", code], pure)
+def module_files(names: list[str], pure: bool) -> list[str]:
+    """Where each module of ``names`` was loaded from in one build (one process)."""
+    code = ("import importlib, sys\n"
+            "for name in sys.argv[1:]: print(importlib.import_module(name).__file__)")
+    out = run(["-c", code, *names], pure)
     assert out.returncode == 0, out.stderr
-    return out.stdout.strip()
+    return out.stdout.splitlines()
 
 
 def compiled_installed() -> bool:
-    return not module_file("fairdeal.verifier.canonical", pure=False).endswith(".py")
+    return not module_files(["fairdeal.verifier.canonical"], pure=False)[0].endswith(".py")
 
 
 @pytest.fixture(scope="module")
@@ -67,16 +73,47 @@ def fairdeal(args: list[str], pure: bool, cwd: Path | None = None) -> str:
     return f"exit {out.returncode}\n--- stdout\n{out.stdout}--- stderr\n{out.stderr}"
 
 
+#: run in one build: each command of the JSON list on standard input ([folder, args]) in turn,
+#: through click's runner, in its folder; what each said, as ``fairdeal`` gives it (a traceback
+#: too, should a command raise), as a JSON list
+BATCH = """
+import json, os, sys, traceback
+from click.testing import CliRunner
+from fairdeal.cli.main import cli
+
+said = []
+for folder, args in json.load(sys.stdin):
+    os.chdir(folder)
+    done = CliRunner().invoke(cli, args, prog_name="fairdeal")
+    err = done.stderr
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        err += "".join(traceback.format_exception(done.exception))
+    said.append(f"exit {done.exit_code}\\n--- stdout\\n{done.stdout}--- stderr\\n{err}")
+print(json.dumps(said))
+"""
+
+
+def fairdeal_batch(commands: list[tuple[Path, list[str]]], pure: bool) -> list[str]:
+    """Each (folder, args) command in one build, one after the other in one process: what
+    each said, as :func:`fairdeal` gives it."""
+    import json
+
+    out = run(["-c", BATCH], pure, given=json.dumps([[str(cwd), args] for cwd, args in commands]))
+    assert out.returncode == 0, out.stderr
+    said: list[str] = json.loads(out.stdout)
+    return said
+
+
 def files_of(folder: Path) -> dict[str, bytes]:
     return {path.relative_to(folder).as_posix(): path.read_bytes()
             for path in sorted(folder.rglob("*")) if path.is_file()}
 
 
 def test_the_pure_switch_loads_the_source_and_the_default_the_extension(compiled: None) -> None:
-    for name in ("fairdeal.verifier.canonical", "fairdeal.verifier.replay",
-                 "fairdeal.games.arcomage.rules", "fairdeal.games.toybattle.engine"):
-        assert module_file(name, pure=True).endswith(".py")
-        assert module_file(name, pure=False).endswith(".so")
+    names = ["fairdeal.verifier.canonical", "fairdeal.verifier.replay",
+             "fairdeal.games.arcomage.rules", "fairdeal.games.toybattle.engine"]
+    assert all(path.endswith(".py") for path in module_files(names, pure=True))
+    assert all(path.endswith(".so") for path in module_files(names, pure=False))
 
 
 def test_version_names_the_build_running(compiled: None) -> None:
@@ -89,22 +126,20 @@ def test_every_fixture_verifies_the_same_in_both_builds(compiled: None) -> None:
     files = [str(path) for folder in FIXTURE_FOLDERS
              for path in sorted((FIXTURES / folder).rglob("*.json"))]
     assert len(files) > 50
-    for args in (["verify", "-v", *files], ["verify", "--json", *files]):
-        pure = fairdeal(args, pure=True)
-        assert pure.startswith("exit 1") and "Traceback" not in pure  # tampered ones fail
-        assert fairdeal(args, pure=False) == pure
+    commands = [(ROOT, ["verify", "-v", *files]), (ROOT, ["verify", "--json", *files])]
+    pure = fairdeal_batch(commands, pure=True)
+    for said in pure:
+        assert said.startswith("exit 1") and "Traceback" not in said  # tampered ones fail
+    assert fairdeal_batch(commands, pure=False) == pure
 
 
-def simulate_all(build: Path, pure: bool) -> str:
+def simulate_all(build: Path, pure: bool) -> list[str]:
     """Seeded matches of every game, plain and signed, into ``build``/matches; what was said."""
     games = run(["-c", "from fairdeal.games import GAME_NAMES; print(*GAME_NAMES)"], pure)
-    said = []
-    for game in games.stdout.split():
-        for extra in ([], ["--signed"]):
-            out = f"matches/{game}/{(extra or ['plain'])[0]}"
-            said.append(fairdeal(["simulate", game, "-n", str(MATCHES), "--seed", f"{game}-7",
-                                  *extra, "--out", out], pure, cwd=build))
-    return "\n".join(said)
+    return fairdeal_batch([(build, ["simulate", game, "-n", str(MATCHES), "--seed", f"{game}-7",
+                                    *extra, "--out", f"matches/{game}/{(extra or ['plain'])[0]}"])
+                           for game in games.stdout.split() for extra in ([], ["--signed"])],
+                          pure)
 
 
 def test_simulated_matches_are_the_same_bytes_and_reports(compiled: None, tmp_path: Path) -> None:
@@ -113,15 +148,14 @@ def test_simulated_matches_are_the_same_bytes_and_reports(compiled: None, tmp_pa
         # each build in a folder of its own, named alike from inside: the outputs name files
         build = tmp_path / ("pure" if pure else "compiled") / "run"
         build.mkdir(parents=True)
-        said = [simulate_all(build, pure)]
+        said = simulate_all(build, pure)
         matches = sorted(path.relative_to(build).as_posix()
                          for path in (build / "matches").rglob("*.json"))
-        said.append(fairdeal(["verify", "-v", *matches], pure, cwd=build))
-        said.append(fairdeal(["verify", "--json", *matches], pure, cwd=build))
+        commands = [["verify", "-v", *matches], ["verify", "--json", *matches]]
         for match in matches[::MATCHES]:
-            said.append(fairdeal(["replay", match, "--json"], pure, cwd=build))
-            said.append(fairdeal(["replay", match, "--step", "3"], pure, cwd=build))
-        said.append(fairdeal(["audit", "--json", "-q", "matches"], pure, cwd=build))
+            commands += [["replay", match, "--json"], ["replay", match, "--step", "3"]]
+        commands.append(["audit", "--json", "-q", "matches"])
+        said += fairdeal_batch([(build, args) for args in commands], pure)
         outputs[pure] = (said, files_of(build / "matches"))
     assert len(outputs[True][1]) >= 2 * 3 * MATCHES  # plain and signed, three games at least
     assert all(text.startswith("exit 0") for text in outputs[True][0]), outputs[True][0]
@@ -136,13 +170,12 @@ def test_imported_and_exported_bundles_are_the_same(compiled: None, tmp_path: Pa
     for pure in (True, False):
         data = tmp_path / ("pure" if pure else "compiled") / "run"
         data.mkdir(parents=True)
-        said = [fairdeal(["--data-dir", ".", "import", *map(str, honest)], pure, cwd=data)]
-        said.append(fairdeal(["--data-dir", ".", "matches"], pure, cwd=data))
         (data / "out").mkdir()
-        for bundle in honest:
-            match_id = bundle_id(bundle)
-            said.append(fairdeal(["--data-dir", ".", "export", match_id, "-o",
-                                  f"out/{match_id}.json"], pure, cwd=data))
+        commands = [["--data-dir", ".", "import", *map(str, honest)],
+                    ["--data-dir", ".", "matches"]]
+        commands += [["--data-dir", ".", "export", bundle_id(bundle), "-o",
+                      f"out/{bundle_id(bundle)}.json"] for bundle in honest]
+        said = fairdeal_batch([(data, args) for args in commands], pure)
         exported[pure] = (said, files_of(data / "out"))
     assert len(exported[True][1]) == len(honest)
     assert exported[False] == exported[True]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 from pathlib import Path
 
@@ -14,6 +15,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from fairdeal.verifier import ed25519
 from fairdeal.verifier.ed25519 import BadSignature, L, P, decode_point, encode_point
+
+#: random keys checked against OpenSSL: a sample in the suite (run twice, compiled and pure);
+#: ``make test-long`` checks 10,000 (FAIRDEAL_ED25519_KEYS)
+RANDOM_KEYS = int(os.environ.get("FAIRDEAL_ED25519_KEYS", "150"))
 
 VECTORS = json.loads((Path(__file__).parents[2] / "fixtures/vectors/ed25519-rfc8032.json")
                      .read_text())["vectors"]
@@ -76,7 +81,7 @@ def test_rfc8032_vectors() -> None:
 
 def test_agrees_with_openssl_on_random_keys_and_damage() -> None:
     rng = random.Random(25519)
-    for index in range(1000):
+    for index in range(RANDOM_KEYS):
         key = Ed25519PrivateKey.from_private_bytes(rng.randbytes(32))
         public = _raw(key)
         message = rng.randbytes(rng.randrange(0, 200))

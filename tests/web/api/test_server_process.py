@@ -111,8 +111,9 @@ def test_two_gunicorn_workers_share_one_sqlite_file(tmp_path: Path) -> None:
     env = {name: value for name, value in os.environ.items()
            if name not in ("FAIRDEAL_DATABASE_URL", "FAIRDEAL_DATA_DIR")}
     env["FAIRDEAL_DATA_DIR"] = str(tmp_path)
-    subprocess.run([FAIRDEAL, "--data-dir", str(tmp_path), "keys", "show"], check=True,
-                   capture_output=True)
+    # the key made before the workers start, so that both find the same one
+    key = subprocess.run([FAIRDEAL, "--data-dir", str(tmp_path), "keys", "show"], check=True,
+                         capture_output=True, text=True).stdout.splitlines()[-1]
     log = (tmp_path / "gunicorn.log").open("wb")
     process = subprocess.Popen([str(gunicorn), "-w", "2", "--threads", "4", "-b",
                                 f"127.0.0.1:{port}", "fairdeal.web.app:create_app()"],
@@ -133,15 +134,21 @@ def test_two_gunicorn_workers_share_one_sqlite_file(tmp_path: Path) -> None:
         process.wait(timeout=10)
         log.close()
     assert len(results) == 6
-    key = subprocess.run([FAIRDEAL, "--data-dir", str(tmp_path), "keys", "show"],
-                         capture_output=True, text=True, check=True).stdout.splitlines()[-1]
-    for result in results:
-        path = tmp_path / f"{result['id']}.json"
-        subprocess.run([FAIRDEAL, "--data-dir", str(tmp_path), "export", result["id"], "-o",
-                        str(path)], check=True, capture_output=True)
-        verified = subprocess.run([FAIRDEAL, "verify", "--trusted-key", key, str(path)],
-                                  capture_output=True, text=True, check=False)
-        assert verified.returncode == 0, verified.stdout
+    # the bundles as the SQLite file holds them, verified by one `fairdeal verify` process
+    from fairdeal.ledger.service import Ledger
+
+    ledger = Ledger.open(tmp_path)
+    try:
+        paths = [tmp_path / f"{result['id']}.json" for result in results]
+        for result, path in zip(results, paths, strict=True):
+            path.write_bytes(ledger.bundle(result["id"]))
+    finally:
+        ledger.store.engine.dispose()
+    verified = subprocess.run([FAIRDEAL, "verify", "--trusted-key", key, *map(str, paths)],
+                              capture_output=True, text=True, check=False)
+    assert verified.returncode == 0, verified.stdout
+    assert "6 files: 6 OK, 0 FAIL" in verified.stdout, verified.stdout
+    for result, path in zip(results, paths, strict=True):
         moves = [e for e in json.loads(path.read_text())["events"] if e["type"] == "move"]
         assert len(moves) == result["moves"] and all("sig" in move for move in moves)
 

@@ -161,7 +161,6 @@ def test_a_returning_visitor_loads_from_the_caches_and_gets_the_cli_s_verdict(
     compiled). All give `fairdeal verify --json`'s report."""
     playwright_api = pytest.importorskip("playwright.sync_api")
     url, match_id = signed_site
-    build_seed(seeded_runtime)
     visits = []
     with playwright_api.sync_playwright() as p:
         for visit in range(3):
@@ -233,7 +232,6 @@ def test_a_snapshot_damaged_refused_or_made_from_other_inputs_is_never_used(
     did, in the same worker, gives `fairdeal verify --json`'s report, and keeps a new one."""
     playwright_api = pytest.importorskip("playwright.sync_api")
     url, match_id = signed_site
-    build_seed(seeded_runtime)
     visits = []
     with playwright_api.sync_playwright() as p:
         for kind in ("damaged", "refused", "stale", None):
@@ -258,19 +256,26 @@ def test_a_snapshot_damaged_refused_or_made_from_other_inputs_is_never_used(
     assert all(visit["compiled"] == [] for visit in visits[1:])  # the bytecode cache's code
 
 
-@pytest.fixture
-def seeded_runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The pinned runtime's files (linked, not copied) in a folder of their own, where the test
-    builds the seed; the site serves it (FAIRDEAL_PYODIDE_DIR)."""
+@pytest.fixture(scope="session")
+def seeded_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pinned runtime's files (linked, not copied) in a folder of their own, with the seed
+    built there (by Pyodide under Node.js, a few CPU-seconds: once per test process, as no
+    visit changes it)."""
     folder = runtime_dir()
     if not runtime_ready(folder):
         fetch_runtime(folder)
-    seeded = tmp_path / "runtime"
-    seeded.mkdir()
+    seeded = tmp_path_factory.mktemp("runtime")
     for name in (*PYODIDE_FILES, "VERSION"):
         (seeded / name).symlink_to((folder / name).resolve())
-    monkeypatch.setenv("FAIRDEAL_PYODIDE_DIR", str(seeded))
+    build_seed(seeded)
     return seeded
+
+
+@pytest.fixture
+def seeded_runtime(seeded_folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The seeded runtime's folder, which the site serves (FAIRDEAL_PYODIDE_DIR)."""
+    monkeypatch.setenv("FAIRDEAL_PYODIDE_DIR", str(seeded_folder))
+    return seeded_folder
 
 
 @pytest.fixture
