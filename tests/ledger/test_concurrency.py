@@ -40,7 +40,11 @@ def test_sixteen_writers_race_on_one_match(engine: Engine, tmp_path) -> None:
     acknowledged: list[str] = []
     conflicts = [0]
     lock = threading.Lock()
-    go = threading.Barrier(16)
+    go = threading.Barrier(16, timeout=60)
+    # the first move raced for certain: all sixteen take the same view before any plays, so one
+    # plays and fifteen are refused as stale (on a loaded machine the random interleaving
+    # alone once gave no race at all, and the test then proved nothing)
+    viewed = threading.Barrier(16, timeout=60)
     failures: list[BaseException] = []
 
     def writer(number: int) -> None:
@@ -57,6 +61,8 @@ def test_sixteen_writers_race_on_one_match(engine: Engine, tmp_path) -> None:
                 if not view["legal_actions"]:
                     continue
                 action_id = f"w{number}-{attempt}"
+                if attempt == 0:
+                    viewed.wait()
                 try:
                     result = ledger.play(match_id, tokens[seat], rng.choice(view["legal_actions"]),
                                          expected_seq=view["next_seq"], action_id=action_id)
