@@ -128,12 +128,6 @@ def victory(stats: list[int] | tuple[int, ...], battlefield: Battlefield) -> Out
     several conditions gets the first of tower-built, resource, tower-destroyed.
     """
     vt, vr = battlefield.victory_tower, battlefield.victory_resource
-    if (
-        0 < stats[0] < vt
-        and 0 < stats[8] < vt
-        and max(stats[5], stats[6], stats[7], stats[13], stats[14], stats[15]) < vr
-    ):
-        return None  # the usual case, decided in one test
     first = _reason(stats, 0, vt, vr)
     second = _reason(stats, 8, vt, vr)
     if first is None and second is None:
@@ -149,8 +143,8 @@ def victory(stats: list[int] | tuple[int, ...], battlefield: Battlefield) -> Out
 
 
 def _victory(stats: list[int], battlefield: Battlefield) -> Outcome | None:
-    """``victory`` for the rules' own list of stats: its usual case (nobody has won) decided on
-    a typed list, which the compiled build reads without boxing a number."""
+    """``victory`` for the rules' own list of stats, its usual case (nobody has won) decided in
+    one test on a typed list, which the compiled build reads without boxing a number."""
     vt, vr = battlefield.victory_tower, battlefield.victory_resource
     if (0 < stats[0] < vt and 0 < stats[8] < vt and stats[5] < vr and stats[6] < vr
             and stats[7] < vr and stats[13] < vr and stats[14] < vr and stats[15] < vr):
