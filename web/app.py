@@ -116,4 +116,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         log.warning("the HTML viewer is not available: %s", e)
     else:
         app.register_blueprint(viewer_bp)
+    # last, so that it sees every hook and route it must not bypass
+    from .api import fastpath
+
+    fastpath.install(app)
     return app

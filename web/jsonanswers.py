@@ -74,9 +74,13 @@ class FastJSONProvider(DefaultJSONProvider):
 
     sort_keys = False
 
+    def fast(self) -> bool:
+        """Whether this provider's settings are the ones ``fast_bytes`` writes."""
+        return ENABLED and not self.sort_keys and self.ensure_ascii and bool(
+            self.compact or (self.compact is None and not self._app.debug))
+
     def response(self, *args: Any, **kwargs: Any) -> Response:
-        if ENABLED and not self.sort_keys and self.ensure_ascii and (
-                self.compact or (self.compact is None and not self._app.debug)):
+        if self.fast():
             data = fast_bytes(self._prepare_response_obj(args, kwargs))
             if data is not None:
                 return self._app.response_class(data + b"\n", mimetype=self.mimetype)

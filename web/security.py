@@ -45,8 +45,9 @@ from fairdeal.ledger.storeerrors import StoreError
 
 log = logging.getLogger("fairdeal.web")
 
-__all__ = ["API_CSP", "DEFAULT_LIMITS", "UPLOAD_LIMIT", "VIEWER_CSP", "RateLimiter", "init_app",
-           "parse_limits", "init_headers", "rate_limited"]
+__all__ = ["API_CSP", "API_HEADERS", "DEFAULT_LIMITS", "ENDPOINT_KINDS", "UPLOAD_LIMIT",
+           "VIEWER_CSP", "RateLimiter", "init_app", "parse_limits", "init_headers",
+           "rate_limited"]
 
 #: the viewer's pages load scripts, styles and images from here only; the games' SVG may use
 #: inline style attributes
@@ -65,7 +66,7 @@ UPLOAD_LIMIT = 5 * 1024 * 1024
 DEFAULT_LIMITS: dict[str, tuple[int, float]] = {
     "create": (60, 60.0), "upload": (30, 60.0), "import": (30, 60.0), "gif": (30, 60.0)}
 #: which endpoint counts against which limit
-_ENDPOINT_KINDS = {"api.create_match": "create", "api.create_tournament": "create",
+ENDPOINT_KINDS = {"api.create_match": "create", "api.create_tournament": "create",
                    "api.import_bundle": "import",
                    "viewer.upload_post": "upload", "viewer.upload_store": "import"}
 #: addresses remembered at most (the oldest are forgotten first: a full bucket again)
@@ -187,7 +188,7 @@ def _limited(kind: str, wait: float, limits: Mapping[str, tuple[int, float]]) ->
 
 #: the headers every answer gets unless its view set them: (name, its lower case, value), for
 #: the API, the viewer, and /embed/ (framed anywhere: no X-Frame-Options)
-_API_HEADERS: tuple[tuple[str, str, str], ...] = (
+API_HEADERS: tuple[tuple[str, str, str], ...] = (
     ("Content-Security-Policy", "content-security-policy", API_CSP),
     ("X-Content-Type-Options", "x-content-type-options", "nosniff"),
     ("Referrer-Policy", "referrer-policy", "no-referrer"),
@@ -205,7 +206,7 @@ def _headers(response: Response) -> Response:
     # headers read once: four setdefaults searched them four times, a twentieth of an API
     # request's CPU
     path = request.path
-    wanted = (_API_HEADERS if path.startswith("/api/")
+    wanted = (API_HEADERS if path.startswith("/api/")
               else _EMBED_HEADERS if path.startswith("/embed/") else _VIEWER_HEADERS)
     headers = response.headers
     present = {name.lower() for name in headers.keys()}
@@ -235,7 +236,7 @@ def init_app(app: Flask) -> None:
         if request.method != "POST" or not limiter.limits:
             return None
         # the form is not read here: the upload view sets its own size limits before it reads
-        kind = _ENDPOINT_KINDS.get(request.endpoint or "")
+        kind = ENDPOINT_KINDS.get(request.endpoint or "")
         if kind is None:
             return None
         wait = limiter.take(kind, request.remote_addr or "unknown")

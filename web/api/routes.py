@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Response, current_app, jsonify, request
 
 from fairdeal.ledger.errors import BadRequest
@@ -82,17 +84,26 @@ def register_key(match_id: str) -> tuple[Response, int]:
     return _played(ledger().register_key(match_id, token, field(body, "public_key")))
 
 
+#: the fields a move's body may hold
+PLAY_FIELDS = frozenset({"action", "expected_seq", "action_id", "client_ts", "ts", "sig"})
+
+
 @bp.post("/matches/<match_id>/actions")
 def play(match_id: str) -> tuple[Response, int]:
     token = bearer_token(required=True)
-    body = json_body()
-    unknown_fields(body, {"action", "expected_seq", "action_id", "client_ts", "ts", "sig"})
-    result = ledger().play(match_id, token, field(body, "action"),
-                           expected_seq=field(body, "expected_seq"),
-                           action_id=field(body, "action_id"),
-                           client_ts=body.get("client_ts"), sig=body.get("sig"),
-                           ts=body.get("ts"))
-    return _played(result)
+    return _played(play_move(ledger(), match_id, token, json_body()))
+
+
+def play_move(led: Ledger, match_id: str, token: str | None,
+              body: dict[str, Any]) -> SeatAnswer:
+    """A move's body (checked) handed to the ledger: the route's work after the request is
+    read, which the fast path (web/api/fastpath.py) shares."""
+    unknown_fields(body, PLAY_FIELDS)
+    return led.play(match_id, token, field(body, "action"),
+                    expected_seq=field(body, "expected_seq"),
+                    action_id=field(body, "action_id"),
+                    client_ts=body.get("client_ts"), sig=body.get("sig"),
+                    ts=body.get("ts"))
 
 
 @bp.post("/matches/<match_id>/resign")
@@ -107,13 +118,19 @@ def resign(match_id: str) -> tuple[Response, int]:
 
 
 def _played(result: SeatAnswer) -> tuple[Response, int]:
+    payload, status = played(result)
+    return jsonify(payload), status
+
+
+def played(result: SeatAnswer) -> tuple[dict[str, Any], int]:
     """A write's answer: the stored event and the seat's view after it, with ``next_seq`` and
-    ``head`` on top, so a client goes on to its next move without a GET."""
+    ``head`` on top, so a client goes on to its next move without a GET; 201, or 200 for a
+    retry answered from the store."""
     view = result.view
     replayed = bool(result.replayed)
     payload = {"event": result.event, "receipt": result.receipt, "replayed": replayed,
                "next_seq": view["next_seq"], "head": view["head"], "view": view}
-    return jsonify(payload), 200 if replayed else 201
+    return payload, 200 if replayed else 201
 
 
 def _public_read(match_id: str) -> None:
