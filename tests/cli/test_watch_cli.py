@@ -70,21 +70,31 @@ def test_watch_prints_each_event_in_words_and_resumes_after_the_server_restarts(
             players.move()
         watcher = _watch(server, players.id)
         lines: list[str] = []
+        said: list[str] = []  # the watcher's stderr, read as it is written
         reader = threading.Thread(target=lambda: lines.extend(watcher.stdout), daemon=True)
         reader.start()
-        deadline = time.monotonic() + 20
-        while not any(line.startswith("#5  ") for line in lines):
-            assert time.monotonic() < deadline, lines
-            time.sleep(0.05)
+        listener = threading.Thread(target=lambda: said.extend(watcher.stderr), daemon=True)
+        listener.start()
+
+        def until(done: Any, what: str) -> None:
+            deadline = time.monotonic() + 20
+            while not done():
+                assert time.monotonic() < deadline, (what, lines, said)
+                time.sleep(0.05)
+
+        until(lambda: any(line.startswith("#5  ") for line in lines), "event 5 printed")
         server.kill()  # mid-match: the watcher loses its connection
-        time.sleep(0.5)
+        until(lambda: any("connection lost" in line for line in said), "connection lost")
         server.start()
-        time.sleep(4)  # nothing played for a while: the server closes the quiet stream
+        lost = len(said)
+        # nothing played for a while: the restarted server closes the quiet stream (1 s idle)
+        until(lambda: any("no event for a while" in line for line in said[lost:]), "idle close")
         while players.move():
             pass
         assert watcher.wait(60) == 0
         reader.join(5)
-        stderr = watcher.stderr.read()
+        listener.join(5)
+        stderr = "".join(said)
     finally:
         server.stop()
     lines = [line.rstrip("\n") for line in lines]

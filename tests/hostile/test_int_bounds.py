@@ -25,11 +25,13 @@ OUT_OF_RANGE = ["9223372036854775808", "9999999999999999999", "1" + "0" * 30,
 NOT_DECIMAL = ["²", "٣", "1e3", "0x10", " 1", "1.0", "+1", "01"]
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def sealed(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[FlaskClient, str]]:
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def sealed(request: pytest.FixtureRequest,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[FlaskClient, str]]:
     """An app on a real SQLite file or PostgreSQL schema, with one sealed match (the log:
-    its genesis and seal leaves, a checkpoint of size 2 signed)."""
-    for ledger in make_ledger(request.param, tmp_path):
+    its genesis and seal leaves, a checkpoint of size 2 signed). One per backend for the
+    module: the tests only read (GET requests), so none can change what another sees."""
+    for ledger in make_ledger(request.param, tmp_path_factory.mktemp(request.param)):
         app = create_app({"FAIRDEAL_LEDGER": ledger, "FAIRDEAL_SWEEPER": False,
                           "FAIRDEAL_RATE_LIMITS": "off", "TESTING": True})
         client = app.test_client()

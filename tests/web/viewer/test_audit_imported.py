@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -42,27 +43,40 @@ def _mallory_moves_first(bundle: dict[str, Any]) -> bool:
     return bool(resign["seat"] == 0)
 
 
+@pytest.fixture(scope="module")
+def attacked_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The honest server's real SQLite data dir after the attacker's import, made once per
+    module: every test opens its own copy (``attacked``), so none sees another's writes."""
+    folder = tmp_path_factory.mktemp("attacked")
+    with pytest.MonkeyPatch.context() as patch:
+        # the honest server's seeds from a fixed source: the honest figures are reproducible
+        patch.setattr(creating.secrets, "token_bytes", random.Random(5).randbytes)
+        app = create_app({"FAIRDEAL_DATA_DIR": str(folder), "FAIRDEAL_SWEEPER": False,
+                          "TESTING": True})
+        ledger = app.extensions["fairdeal.ledger"]
+        for index in range(HONEST):  # mallory and ann, each at seat A half the time
+            play_resigned(ledger, *(("mallory", "ann") if index % 2 else ("ann", "mallory")))
+        client = app.test_client()
+        ground = resigned_bundles("arcomage", GROUND, seed=77, players=("mallory", "ann"),
+                                  keep=_mallory_moves_first)
+        for index, (_, data) in enumerate(ground):
+            # from a few addresses: the import's rate limit is per address, not a defence here
+            answer = client.post("/api/v1/bundles", data=data,
+                                 headers={"Content-Type": "application/json"},
+                                 environ_base={"REMOTE_ADDR": f"203.0.113.{index % 3}"})
+            assert answer.status_code == 201, answer.get_data(as_text=True)
+            assert answer.get_json()["signed_by"]["this_server"] is False
+        # every connection closed: the file is whole (WAL checkpointed) before it is copied
+        ledger.store.engine.dispose()
+    return folder
+
+
 @pytest.fixture()
-def attacked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """The honest server's app over a real SQLite data dir, after the attacker's import."""
-    # the honest server's seeds from a fixed source: the honest figures are reproducible
-    monkeypatch.setattr(creating.secrets, "token_bytes", random.Random(5).randbytes)
-    app = create_app({"FAIRDEAL_DATA_DIR": str(tmp_path), "FAIRDEAL_SWEEPER": False,
-                      "TESTING": True})
-    ledger = app.extensions["fairdeal.ledger"]
-    for index in range(HONEST):  # mallory and ann, each at seat A half the time
-        play_resigned(ledger, *(("mallory", "ann") if index % 2 else ("ann", "mallory")))
-    client = app.test_client()
-    ground = resigned_bundles("arcomage", GROUND, seed=77, players=("mallory", "ann"),
-                              keep=_mallory_moves_first)
-    for index, (_, data) in enumerate(ground):
-        # from a few addresses: the import's rate limit is per address, not a defence here
-        answer = client.post("/api/v1/bundles", data=data,
-                             headers={"Content-Type": "application/json"},
-                             environ_base={"REMOTE_ADDR": f"203.0.113.{index % 3}"})
-        assert answer.status_code == 201, answer.get_data(as_text=True)
-        assert answer.get_json()["signed_by"]["this_server"] is False
-    return app
+def attacked(attacked_dir: Path, tmp_path: Path) -> Any:
+    """The honest server's app over its own copy of that data dir (in ``tmp_path``)."""
+    shutil.copytree(attacked_dir, tmp_path, dirs_exist_ok=True)
+    return create_app({"FAIRDEAL_DATA_DIR": str(tmp_path), "FAIRDEAL_SWEEPER": False,
+                       "TESTING": True})
 
 
 def _verdicts(report: dict[str, Any]) -> dict[str, str]:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import html
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -13,14 +14,26 @@ import pytest
 from fairdeal.web.app import create_app
 
 
-@pytest.fixture()
-def app(tmp_path: Path) -> Any:
-    app = create_app({"FAIRDEAL_DATA_DIR": str(tmp_path), "FAIRDEAL_SWEEPER": False,
+@pytest.fixture(scope="module")
+def sealed_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real SQLite data dir holding 30 matches sealed here, made once per module; every test
+    opens its own copy (``app``), so none sees another's writes."""
+    folder = tmp_path_factory.mktemp("sealed")
+    app = create_app({"FAIRDEAL_DATA_DIR": str(folder), "FAIRDEAL_SWEEPER": False,
                       "TESTING": True})
     ledger = app.extensions["fairdeal.ledger"]
     for index in range(30):  # sealed here, under this server's key: the audit counts them
         play_resigned(ledger, ("ann", "bob", "cy")[index % 3], ("bob", "cy", "ann")[index % 3])
-    return app
+    # every connection closed: the file is whole (WAL checkpointed) before it is copied
+    ledger.store.engine.dispose()
+    return folder
+
+
+@pytest.fixture()
+def app(sealed_dir: Path, tmp_path: Path) -> Any:
+    shutil.copytree(sealed_dir, tmp_path, dirs_exist_ok=True)
+    return create_app({"FAIRDEAL_DATA_DIR": str(tmp_path), "FAIRDEAL_SWEEPER": False,
+                       "TESTING": True})
 
 
 def play_resigned(ledger: Any, *seats: str) -> str:

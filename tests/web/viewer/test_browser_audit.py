@@ -9,6 +9,7 @@ import random
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ import pytest
 
 from fairdeal.ledger import creating
 
-from .browsing import NEEDS_CHROMIUM, SHOTS, chromium, serving
+from .browsing import NEEDS_CHROMIUM, SHOTS, serving
 from .test_audit_pages import play_resigned
 
 pytestmark = NEEDS_CHROMIUM
@@ -40,10 +41,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def _open(browser: Any, url: str, viewport: dict[str, int], **options: Any) -> Any:
-    """A tab on /audit once the report is computed. Until then the page reloads itself, and a
-    tab opening it then can see its navigation aborted by that reload (net::ERR_ABORTED on a
-    loaded machine), so the wait is over HTTP and the tab opens the finished page."""
+@contextmanager
+def _open(browser: Any, url: str, viewport: dict[str, int], **options: Any) -> Iterator[Any]:
+    """A tab on /audit once the report is computed, in a context of its own in the module's
+    Chromium, closed afterwards. Until then the page reloads itself, and a tab opening it then
+    can see its navigation aborted by that reload (net::ERR_ABORTED on a loaded machine), so
+    the wait is over HTTP and the tab opens the finished page."""
     for _ in range(300):
         with urllib.request.urlopen(f"{url}/audit", timeout=30) as answer:
             if b'class="audited"' in answer.read():
@@ -51,15 +54,18 @@ def _open(browser: Any, url: str, viewport: dict[str, int], **options: Any) -> A
         time.sleep(0.2)
     else:
         raise AssertionError("the audit report never finished")
-    tab = browser.new_context(viewport=viewport, **options).new_page()
-    tab.goto(f"{url}/audit")
-    assert tab.locator(".audit-report .audited").count()
-    return tab
+    context = browser.new_context(viewport=viewport, **options)
+    try:
+        tab = context.new_page()
+        tab.goto(f"{url}/audit")
+        assert tab.locator(".audit-report .audited").count()
+        yield tab
+    finally:
+        context.close()
 
 
-def test_the_audit_is_a_page_of_the_site(served: str) -> None:
-    with chromium() as browser:
-        tab = _open(browser, served, {"width": 1280, "height": 900})
+def test_the_audit_is_a_page_of_the_site(served: str, browser: Any) -> None:
+    with _open(browser, served, {"width": 1280, "height": 900}) as tab:
         # the site's bar, with its navigation (the audit among it), and the site's style
         assert tab.locator("header.topbar nav a[href='/audit']").inner_text() == "Audit"
         assert tab.locator("header.topbar nav a[href='/']").count() == 1
@@ -85,9 +91,8 @@ def _sections(tab: Any) -> list[dict[str, Any]]:
         })"""))
 
 
-def test_a_test_not_run_draws_no_figure_and_says_why(served: str) -> None:
-    with chromium() as browser:
-        tab = _open(browser, served, {"width": 1280, "height": 900})
+def test_a_test_not_run_draws_no_figure_and_says_why(served: str, browser: Any) -> None:
+    with _open(browser, served, {"width": 1280, "height": 900}) as tab:
         verdicts = dict(tab.evaluate("""() => [...document.querySelectorAll(
             '.audit-tests tbody tr')].map(r => [r.cells[1].firstChild.textContent,
                                               r.cells[0].textContent])"""))
@@ -110,9 +115,8 @@ def test_a_test_not_run_draws_no_figure_and_says_why(served: str) -> None:
         assert "not run" in overview
 
 
-def test_on_a_phone_the_table_scrolls_and_the_page_does_not(served: str) -> None:
-    with chromium() as browser:
-        tab = _open(browser, served, PHONE, is_mobile=True, has_touch=True)
+def test_on_a_phone_the_table_scrolls_and_the_page_does_not(served: str, browser: Any) -> None:
+    with _open(browser, served, PHONE, is_mobile=True, has_touch=True) as tab:
         assert tab.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
         box = tab.locator(".table-scroll")
         frame = box.bounding_box()

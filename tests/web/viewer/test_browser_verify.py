@@ -127,7 +127,8 @@ def site(runtime: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[di
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser(runtime: Path) -> Iterator[Any]:
+    """Started only once the runtime is known to be there: a skip costs no Chromium."""
     with chromium() as launched:
         yield launched
 

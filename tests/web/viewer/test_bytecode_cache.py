@@ -10,6 +10,7 @@ import html
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -152,7 +153,8 @@ def test_imported_under_another_name_it_changes_nothing() -> None:
 @pytest.mark.browser
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}")
 def test_a_returning_visitor_loads_from_the_caches_and_gets_the_cli_s_verdict(
-        tmp_path: Path, seeded_runtime: Path, signed_site: tuple[str, str]) -> None:
+        tmp_path: Path, signed_site: tuple[str, str],
+        first_visit: tuple[Path, dict[str, Any]]) -> None:
     """A browser profile on disk, closed and started again, as a visitor's is. The first visit
     takes the standard library's code from the site's seed (built by Pyodide under Node.js),
     compiles fairdeal's own modules, all of them, and keeps a memory snapshot; the second takes
@@ -161,11 +163,13 @@ def test_a_returning_visitor_loads_from_the_caches_and_gets_the_cli_s_verdict(
     compiled). All give `fairdeal verify --json`'s report."""
     playwright_api = pytest.importorskip("playwright.sync_api")
     url, match_id = signed_site
-    visits = []
+    profile, first = first_visit
+    visits = [first]
+    returning = _returning(profile, tmp_path)
     with playwright_api.sync_playwright() as p:
-        for visit in range(3):
+        for visit in range(1, 3):
             context = p.chromium.launch_persistent_context(
-                str(tmp_path / "profile"), executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                str(returning), executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
                 tab = context.new_page()
                 visits.append(_visit_page(tab, f"{url}/m/{match_id}"))
@@ -225,18 +229,31 @@ TAMPER = """async (kind) => {
 @pytest.mark.browser
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}")
 def test_a_snapshot_damaged_refused_or_made_from_other_inputs_is_never_used(
-        tmp_path: Path, seeded_runtime: Path, signed_site: tuple[str, str]) -> None:
+        tmp_path: Path, signed_site: tuple[str, str],
+        first_visit: tuple[Path, dict[str, Any]]) -> None:
     """Each visit finds the snapshot the last one kept changed: damaged bytes, bytes whose
     hash was made to match but that Pyodide refuses (another magic number), or made from other
     inputs (another archive, cache or worker). None is restored: Python starts as it always
     did, in the same worker, gives `fairdeal verify --json`'s report, and keeps a new one."""
     playwright_api = pytest.importorskip("playwright.sync_api")
     url, match_id = signed_site
-    visits = []
+    profile, first = first_visit
+    visits = [first]
+    returning = _returning(profile, tmp_path)
     with playwright_api.sync_playwright() as p:
-        for kind in ("damaged", "refused", "stale", None):
+        # the first visit's snapshot damaged, from a page of the site that starts no Python
+        # (the same origin, so the same cache the worker keeps it in)
+        context = p.chromium.launch_persistent_context(
+            str(returning), executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            tab = context.new_page()
+            tab.goto(f"{url}/")
+            tab.evaluate(TAMPER, "damaged")
+        finally:
+            context.close()
+        for kind in ("refused", "stale", None):
             context = p.chromium.launch_persistent_context(
-                str(tmp_path / "profile"), executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                str(returning), executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
                 tab = context.new_page()
                 visits.append(_visit_page(tab, f"{url}/m/{match_id}"))
@@ -271,31 +288,53 @@ def seeded_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return seeded
 
 
-@pytest.fixture
-def seeded_runtime(seeded_folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The seeded runtime's folder, which the site serves (FAIRDEAL_PYODIDE_DIR)."""
-    monkeypatch.setenv("FAIRDEAL_PYODIDE_DIR", str(seeded_folder))
-    return seeded_folder
-
-
-@pytest.fixture
-def signed_site(tmp_path: Path, seeded_runtime: Path) -> Iterator[tuple[str, str]]:
-    """The project's app, over SQLite, holding the signed fixture; sealed by the fixtures' key,
-    so its page says "every check passed" and the browser agrees."""
+@pytest.fixture(scope="module")
+def signed_site(seeded_folder: Path,
+                tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """The project's app, over SQLite, holding the signed fixture, serving the seeded runtime;
+    sealed by the fixtures' key, so its page says "every check passed" and the browser agrees.
+    One for the module, on one port: a browser profile's caches are the origin's, so a profile
+    kept from one visit is a returning visitor's only on the same address."""
     from fairdeal.ledger.keys import KEY_FILE
     from fairdeal.verifier.keys import SigningKey
     from fairdeal.web.app import create_app
 
-    data_dir = tmp_path / "data"
-    data_dir.mkdir()
+    data_dir = tmp_path_factory.mktemp("data")
     key = SigningKey.from_seed(hashlib.sha256(b"fairdeal fixtures\x00server key").digest())
     (data_dir / KEY_FILE).write_bytes(key.to_pem())
     (data_dir / KEY_FILE).chmod(0o600)
-    app = create_app({"FAIRDEAL_DATA_DIR": str(data_dir), "FAIRDEAL_SWEEPER": False})
+    app = create_app({"FAIRDEAL_DATA_DIR": str(data_dir), "FAIRDEAL_SWEEPER": False,
+                      "FAIRDEAL_PYODIDE_DIR": str(seeded_folder)})
     match_id, report = app.extensions["fairdeal.ledger"].import_bundle(SIGNED.read_bytes())
     assert match_id is not None, report.failure
     with serving(app) as url:
         yield url, match_id
+
+
+@pytest.fixture(scope="module")
+def first_visit(signed_site: tuple[str, str],
+                tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A visitor's first visit to the match page, in a browser profile on disk, closed: the
+    profile as it left it, and what the visit saw. Both tests above start from a copy of it
+    (``_returning``): the cold start, the longest visit, is made once."""
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    url, match_id = signed_site
+    profile = tmp_path_factory.mktemp("first-visit") / "profile"
+    with playwright_api.sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            visit = _visit_page(context.new_page(), f"{url}/m/{match_id}")
+        finally:
+            context.close()
+    return profile, visit
+
+
+def _returning(profile: Path, tmp_path: Path) -> Path:
+    """The test's own copy of the first visit's profile (``tmp_path``/profile)."""
+    copy = tmp_path / "profile"
+    shutil.copytree(profile, copy, symlinks=True)
+    return copy
 
 
 def _visit_page(tab: Any, url: str) -> dict[str, Any]:
