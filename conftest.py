@@ -29,6 +29,7 @@ SLOWEST = (
     "tests/test_compiled.py",
     "tests/web/viewer/test_browser_phone.py",
     "tests/web/api/test_stream.py",
+    "tests/web/api/test_fastpath_servers.py",
     "tests/verifier/test_canonical.py",
     "tests/web/viewer/test_without_npm.py",
     "tests/cli/test_verify_cli.py",
