@@ -170,12 +170,19 @@ class Tally:
         self.matches += 1
         self.span = [min(self.span[0], ts), max(self.span[1], ts)] if self.span else [ts, ts]
         seats = len(facts.players)
-        self.first.setdefault(facts.game, [0] * seats)[facts.first_seat] += 1
+        # each table is made the first time its key is met (get, not setdefault: no table is
+        # built per match only to be thrown away)
+        first = self.first.get(facts.game)
+        if first is None:
+            first = self.first[facts.game] = [0] * seats
+        first[facts.first_seat] += 1
         for name, order in facts.orders.items():
             self._add_order(facts.deck_key, name, order)
         if facts.draws:
             index = _draw_index(facts.deck_key)
-            drawn = self.draws.setdefault(facts.deck_key, [0] * len(index))
+            drawn = self.draws.get(facts.deck_key)
+            if drawn is None:
+                drawn = self.draws[facts.deck_key] = [0] * len(index)
             for item in facts.draws:
                 drawn[index[item]] += 1
         for purpose, n, value in facts.picks:
@@ -185,15 +192,21 @@ class Tally:
                 counts = self.picks[key] = [0] * n
             counts[value] += 1
         if facts.hand_z is not None and facts.hand_raw is not None:
-            sums = self.seat_z.setdefault(facts.deck_key, [[0, 0.0, 0.0] for _ in range(seats)])
-            raws = self.seat_raw.setdefault(facts.deck_key, [{} for _ in range(seats)])
+            sums = self.seat_z.get(facts.deck_key)
+            if sums is None:
+                sums = self.seat_z[facts.deck_key] = [[0, 0.0, 0.0] for _ in range(seats)]
+            raws = self.seat_raw.get(facts.deck_key)
+            if raws is None:
+                raws = self.seat_raw[facts.deck_key] = [{} for _ in range(seats)]
             for seat, (z, raw) in enumerate(zip(facts.hand_z, facts.hand_raw, strict=True)):
                 sums[seat][0] += 1
                 sums[seat][1] += z
                 sums[seat][2] += z * z
                 raws[seat][raw] = raws[seat].get(raw, 0) + 1
             diff = facts.hand_z[0] - facts.hand_z[1]
-            paired = self.seat_diff.setdefault(facts.deck_key, [0, 0.0, 0.0])
+            paired = self.seat_diff.get(facts.deck_key)
+            if paired is None:
+                paired = self.seat_diff[facts.deck_key] = [0, 0.0, 0.0]
             paired[0] += 1
             paired[1] += diff
             paired[2] += diff * diff
@@ -225,7 +238,10 @@ class Tally:
         find = order.index
         firsts = (find(wanted[0]), find(wanted[1]), find(wanted[2]))
         ranked = tuple(sorted(range(3), key=firsts.__getitem__))
-        self.triples.setdefault(key, [0] * len(TRIPLE_ORDERS))[_TRIPLE_INDEX[ranked]] += 1
+        triples = self.triples.get(key)
+        if triples is None:
+            triples = self.triples[key] = [0] * len(TRIPLE_ORDERS)
+        triples[_TRIPLE_INDEX[ranked]] += 1
 
     def fail(self, where: str, reason: str) -> None:
         """A bundle that failed verification: named in the report, left out of the counts."""
@@ -235,10 +251,16 @@ class Tally:
         """Whom a seat counts for: its key when it signed with one (its name then a label of
         the key), else its name."""
         if kid is None:
-            return self.players.setdefault(name, PlayerTally())
+            player = self.players.get(name)
+            if player is None:
+                player = self.players[name] = PlayerTally()
+            return player
         labels = self.key_names.setdefault(kid, {})
         labels[name] = labels.get(name, 0) + 1
-        return self.keys.setdefault(kid, PlayerTally())
+        player = self.keys.get(kid)
+        if player is None:
+            player = self.keys[kid] = PlayerTally()
+        return player
 
     def count_unsealed(self, name: str, created: int, unsealed: int) -> None:
         """The ledger's count of matches created with ``name`` at a seat that signed with no
