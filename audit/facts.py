@@ -74,6 +74,8 @@ def _signing_keys(keys: list[bytes | None], events: list[dict[str, Any]]
                   ) -> tuple[str | None, ...]:
     """Each seat's key id where the seat signed an event with its key (registering a key
     proves nothing: anyone can register anyone's public key), else None."""
+    if keys.count(None) == len(keys):  # no seat registered a key: no event needs reading
+        return (None,) * len(keys)
     signed = {event.get("seat") for event in events
               if event.get("type") in SEAT_SIGNED_TYPES and "sig" in event}
     return tuple(None if raw is None or seat not in signed else key_id(raw)

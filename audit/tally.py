@@ -9,6 +9,7 @@ totals. Its size depends on the games, decks and players seen, never on the numb
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import permutations
@@ -34,8 +35,13 @@ def dealt_order(deck_key: str, order: str) -> DealtOrder:
 
 
 @cache
-def _item_index(deck_key: str, order: str) -> dict[Any, int]:
-    return {item: i for i, item in enumerate(dealt_order(deck_key, order).items)}
+def _order_plan(deck_key: str, order: str) -> tuple[str, dict[Any, int], tuple[Any, ...]]:
+    """What counting one dealt order needs, worked out once per deck and order: the key of its
+    counts, each item's row in the position table, and the three items whose relative order
+    the permutation test follows."""
+    items = dealt_order(deck_key, order).items
+    return (f"{deck_key}:{order}", {item: i for i, item in enumerate(items)},
+            tuple(items[:3]))
 
 
 @cache
@@ -76,16 +82,20 @@ class PlayerTally:
         self.z_sum += other.z_sum
         self.created += other.created
         self.unsealed += other.unsealed
-        for i, count in enumerate(other.z_hist):
-            self.z_hist[i] += count
+        _add_lists(self.z_hist, other.z_hist)
 
 
 def _add_lists(into: list[Any], other: list[Any]) -> None:
-    for i, value in enumerate(other):
-        if isinstance(value, list):
-            _add_lists(into[i], value)
-        else:
-            into[i] += value
+    """Add ``other``'s counts into ``into``, element by element (lists of lists row by row).
+    Counts of different shapes cannot be added: that is a ValueError, never a truncated sum."""
+    if len(into) != len(other):
+        raise ValueError(f"cannot add counts of {len(other)} entries into counts of "
+                         f"{len(into)}")
+    if other and isinstance(other[0], list):
+        for mine, theirs in zip(into, other, strict=True):
+            _add_lists(mine, theirs)
+    else:
+        into[:] = map(operator.add, into, other)
 
 
 def _merge_keyed(into: dict[str, Any], other: dict[str, Any]) -> None:
@@ -102,7 +112,9 @@ def _merge_keyed(into: dict[str, Any], other: dict[str, Any]) -> None:
 
 def _copy(value: Any) -> Any:
     if isinstance(value, list):
-        return [_copy(item) for item in value]
+        # a table's rows one by one; a flat list of counts (numbers) in one copy
+        return ([_copy(item) for item in value] if value and isinstance(value[0], list)
+                else list(value))
     if isinstance(value, dict):
         return dict(value)
     return value
@@ -158,12 +170,19 @@ class Tally:
         self.matches += 1
         self.span = [min(self.span[0], ts), max(self.span[1], ts)] if self.span else [ts, ts]
         seats = len(facts.players)
-        self.first.setdefault(facts.game, [0] * seats)[facts.first_seat] += 1
+        # each table is made the first time its key is met (get, not setdefault: no table is
+        # built per match only to be thrown away)
+        first = self.first.get(facts.game)
+        if first is None:
+            first = self.first[facts.game] = [0] * seats
+        first[facts.first_seat] += 1
         for name, order in facts.orders.items():
             self._add_order(facts.deck_key, name, order)
         if facts.draws:
             index = _draw_index(facts.deck_key)
-            drawn = self.draws.setdefault(facts.deck_key, [0] * len(index))
+            drawn = self.draws.get(facts.deck_key)
+            if drawn is None:
+                drawn = self.draws[facts.deck_key] = [0] * len(index)
             for item in facts.draws:
                 drawn[index[item]] += 1
         for purpose, n, value in facts.picks:
@@ -173,15 +192,21 @@ class Tally:
                 counts = self.picks[key] = [0] * n
             counts[value] += 1
         if facts.hand_z is not None and facts.hand_raw is not None:
-            sums = self.seat_z.setdefault(facts.deck_key, [[0, 0.0, 0.0] for _ in range(seats)])
-            raws = self.seat_raw.setdefault(facts.deck_key, [{} for _ in range(seats)])
+            sums = self.seat_z.get(facts.deck_key)
+            if sums is None:
+                sums = self.seat_z[facts.deck_key] = [[0, 0.0, 0.0] for _ in range(seats)]
+            raws = self.seat_raw.get(facts.deck_key)
+            if raws is None:
+                raws = self.seat_raw[facts.deck_key] = [{} for _ in range(seats)]
             for seat, (z, raw) in enumerate(zip(facts.hand_z, facts.hand_raw, strict=True)):
                 sums[seat][0] += 1
                 sums[seat][1] += z
                 sums[seat][2] += z * z
                 raws[seat][raw] = raws[seat].get(raw, 0) + 1
             diff = facts.hand_z[0] - facts.hand_z[1]
-            paired = self.seat_diff.setdefault(facts.deck_key, [0, 0.0, 0.0])
+            paired = self.seat_diff.get(facts.deck_key)
+            if paired is None:
+                paired = self.seat_diff[facts.deck_key] = [0, 0.0, 0.0]
             paired[0] += 1
             paired[1] += diff
             paired[2] += diff * diff
@@ -201,24 +226,22 @@ class Tally:
         self.seeds[2] += ((seed ^ (seed >> 1)) & _LOW_255).bit_count()
 
     def _add_order(self, deck_key: str, name: str, order: list[Any]) -> None:
-        key = f"{deck_key}:{name}"
-        index = _item_index(deck_key, name)
+        key, index, wanted = _order_plan(deck_key, name)
         table = self.positions.get(key)
         if table is None:
             table = self.positions[key] = [[0] * len(order) for _ in index]
         # one pass over the whole dealt order per match (102 cards): the rows looked up in bulk
         for position, row in enumerate(map(index.__getitem__, order)):
             table[row][position] += 1
-        firsts: dict[Any, int] = {}
-        # the permutation test follows the relative order of each order's first three items
-        wanted = dealt_order(deck_key, name).items[:3]
-        for position, item in enumerate(order):
-            if item in wanted and item not in firsts:
-                firsts[item] = position
-                if len(firsts) == 3:
-                    break
-        ranked = tuple(sorted(range(3), key=lambda i: firsts[wanted[i]]))
-        self.triples.setdefault(key, [0] * len(TRIPLE_ORDERS))[_TRIPLE_INDEX[ranked]] += 1
+        # the permutation test follows the relative order of the first three items: where
+        # each first comes (list.index, a scan in C), ties (an item named twice) in item order
+        find = order.index
+        firsts = (find(wanted[0]), find(wanted[1]), find(wanted[2]))
+        ranked = tuple(sorted(range(3), key=firsts.__getitem__))
+        triples = self.triples.get(key)
+        if triples is None:
+            triples = self.triples[key] = [0] * len(TRIPLE_ORDERS)
+        triples[_TRIPLE_INDEX[ranked]] += 1
 
     def fail(self, where: str, reason: str) -> None:
         """A bundle that failed verification: named in the report, left out of the counts."""
@@ -228,10 +251,16 @@ class Tally:
         """Whom a seat counts for: its key when it signed with one (its name then a label of
         the key), else its name."""
         if kid is None:
-            return self.players.setdefault(name, PlayerTally())
+            player = self.players.get(name)
+            if player is None:
+                player = self.players[name] = PlayerTally()
+            return player
         labels = self.key_names.setdefault(kid, {})
         labels[name] = labels.get(name, 0) + 1
-        return self.keys.setdefault(kid, PlayerTally())
+        player = self.keys.get(kid)
+        if player is None:
+            player = self.keys[kid] = PlayerTally()
+        return player
 
     def count_unsealed(self, name: str, created: int, unsealed: int) -> None:
         """The ledger's count of matches created with ``name`` at a seat that signed with no
