@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -30,7 +29,7 @@ from fairdeal.web.app import create_app
 
 from ...audit.conftest import SERVER_KEY as ATTACKER_KEY
 from ...audit.conftest import resigned_bundles
-from .test_audit_pages import _ready, play_resigned
+from .test_audit_pages import _ready, app_over_copy, play_resigned
 
 HONEST = 40
 GROUND = 60
@@ -74,9 +73,7 @@ def attacked_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture()
 def attacked(attacked_dir: Path, tmp_path: Path) -> Any:
     """The honest server's app over its own copy of that data dir (in ``tmp_path``)."""
-    shutil.copytree(attacked_dir, tmp_path, dirs_exist_ok=True)
-    return create_app({"FAIRDEAL_DATA_DIR": str(tmp_path), "FAIRDEAL_SWEEPER": False,
-                       "TESTING": True})
+    return app_over_copy(attacked_dir, tmp_path)
 
 
 def _verdicts(report: dict[str, Any]) -> dict[str, str]:

@@ -29,11 +29,17 @@ def sealed_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-@pytest.fixture()
-def app(sealed_dir: Path, tmp_path: Path) -> Any:
-    shutil.copytree(sealed_dir, tmp_path, dirs_exist_ok=True)
+def app_over_copy(folder: Path, tmp_path: Path) -> Any:
+    """An app over a copy of the data dir ``folder`` in ``tmp_path``: a test's own, which no
+    other test sees."""
+    shutil.copytree(folder, tmp_path, dirs_exist_ok=True)
     return create_app({"FAIRDEAL_DATA_DIR": str(tmp_path), "FAIRDEAL_SWEEPER": False,
                        "TESTING": True})
+
+
+@pytest.fixture()
+def app(sealed_dir: Path, tmp_path: Path) -> Any:
+    return app_over_copy(sealed_dir, tmp_path)
 
 
 def play_resigned(ledger: Any, *seats: str) -> str:
