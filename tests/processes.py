@@ -50,16 +50,19 @@ def fresh_database(backend: str) -> Iterator[str | None]:
         admin.dispose()
 
 
-def wsgi_server_command(server: str, port: int, workers: int = 2, threads: int = 4) -> list[str]:
-    """The command that serves fairdeal's app factory with ``server`` on 127.0.0.1:``port``."""
+def wsgi_server_command(server: str, port: int, workers: int = 2, threads: int = 4,
+                        app: str | None = None) -> list[str]:
+    """The command that serves fairdeal's app factory with ``server`` on 127.0.0.1:``port``,
+    or ``app`` (``"module:name"``, a plain WSGI app) in its place."""
     program = str(Path(sys.executable).parent / server)
     if server == "gunicorn":
         return [program, "-w", str(workers), "--threads", str(threads), "-b",
-                f"127.0.0.1:{port}", "fairdeal.web.app:create_app()"]
+                f"127.0.0.1:{port}", app or "fairdeal.web.app:create_app()"]
     if server == "granian":
-        return [program, "--interface", "wsgi", "--factory", "--workers", str(workers),
-                "--blocking-threads", str(threads), "--host", "127.0.0.1", "--port", str(port),
-                "--log-level", "warning", "fairdeal.web.app:create_app"]
+        return [program, "--interface", "wsgi", *([] if app else ["--factory"]), "--workers",
+                str(workers), "--blocking-threads", str(threads), "--host", "127.0.0.1",
+                "--port", str(port), "--log-level", "warning",
+                app or "fairdeal.web.app:create_app"]
     raise ValueError(f"no such server: {server}")
 
 

@@ -39,14 +39,6 @@ def app(environ, start_response):
 '''
 
 
-def _command(server: str, port: int, target: str) -> list[str]:
-    program = str(Path(sys.executable).parent / server)
-    if server == "gunicorn":
-        return [program, "-w", "1", "--threads", "2", "-b", f"127.0.0.1:{port}", target]
-    return [program, "--interface", "wsgi", "--workers", "1", "--blocking-threads", "2",
-            "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", target]
-
-
 def _serve(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     with log.open("wb") as out:
         process = subprocess.Popen(command, env=env, stdout=out, stderr=out)
@@ -76,7 +68,8 @@ def test_the_servers_hand_over_requests_the_fast_path_takes(tmp_path: Path,
         pytest.skip(f"{server} is not installed")
     (tmp_path / "fastprobe.py").write_text(PROBE)
     port = free_port()
-    process = _serve(_command(server, port, "fastprobe:app"),
+    process = _serve(wsgi_server_command(server, port, workers=1, threads=2,
+                                         app="fastprobe:app"),
                      _environment(PYTHONPATH=str(tmp_path)), tmp_path / "probe.log")
     try:
         client = ApiClient(f"http://127.0.0.1:{port}/api/v1", timeout=10)
