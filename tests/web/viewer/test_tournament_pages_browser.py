@@ -91,8 +91,11 @@ def test_on_a_desktop_the_verification_panel_sits_beside_the_standings_and_the_p
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "tournament-desktop.png"), full_page=True)
     assert page.locator('#t-live [data-round="2"]').count() == 0
+    loads: list[str] = []  # a reload would also show round 2, but is not following the log
+    page.on("load", lambda _: loads.append("load"))
     ledger.pair_next_round(created["id"], created["organiser_token"])
     page.wait_for_selector('#t-live [data-round="2"]', timeout=30_000)
+    assert not loads, f"the page reloaded {len(loads)} time(s) instead of refreshing #t-live"
     assert page.locator("#t-live").get_attribute("data-refreshed")
 
 
