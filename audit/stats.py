@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-
-from scipy import stats
+from functools import cache
+from typing import Any
 
 from fairdeal.games import get_game
 from fairdeal.verifier.report import counted as plural
@@ -58,6 +58,24 @@ def _finite(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else value
 
 
+@cache
+def _scipy_stats() -> Any:
+    """scipy.stats, imported the first time a test needs a distribution: the import is over a
+    second of a command's start-up, and an audit with nothing to test (no bundle passed the
+    filters, or too few matches for any test) never needs it."""
+    import scipy.stats
+
+    return scipy.stats
+
+
+def _chi2_sf(statistic: float, df: int) -> float:
+    return float(_scipy_stats().chi2.sf(statistic, df))
+
+
+def _binomial_p(successes: int, trials: int, p: float) -> float:
+    return float(_scipy_stats().binomtest(successes, trials, p).pvalue)
+
+
 def _skip(name: str, title: str, counted: str, why: str) -> TestResult:
     return TestResult(name, title, "", math.nan, math.nan, None, counted, why)
 
@@ -65,12 +83,12 @@ def _skip(name: str, title: str, counted: str, why: str) -> TestResult:
 def _chi_square(name: str, title: str, observed: Sequence[float], expected: Sequence[float],
                 df: int, counted: str, detail: str = "") -> TestResult:
     statistic = sum((o - e) ** 2 / e for o, e in zip(observed, expected, strict=True) if e > 0)
-    return TestResult(name, title, "chi2", statistic, float(stats.chi2.sf(statistic, df)), df,
+    return TestResult(name, title, "chi2", statistic, _chi2_sf(statistic, df), df,
                       counted, detail)
 
 
 def _two_sided(z: float) -> float:
-    return float(2 * stats.norm.sf(abs(z)))
+    return float(2 * _scipy_stats().norm.sf(abs(z)))
 
 
 def _seat_names(game: str) -> tuple[str, ...]:
@@ -149,7 +167,7 @@ def _picks(tally: Tally) -> Iterator[TestResult]:
             if len(counts) < 2 or expected < MIN_EXPECTED:
                 continue
             part = sum((c - expected) ** 2 / expected for c in counts)
-            p = float(stats.chi2.sf(part, len(counts) - 1))
+            p = _chi2_sf(part, len(counts) - 1)
             if p < worst[1]:
                 worst = (key.split(":", 1)[1], p)
             statistic += part
@@ -162,7 +180,7 @@ def _picks(tally: Tally) -> Iterator[TestResult]:
             yield _skip(name, title, counted, "needs more picks")
             continue
         detail = f"least uniform range: {worst[0]} (p = {worst[1]:.3g})" if worst[0] else ""
-        yield TestResult(name, title, "chi2", statistic, float(stats.chi2.sf(statistic, df)),
+        yield TestResult(name, title, "chi2", statistic, _chi2_sf(statistic, df),
                          df, counted, detail)
 
 
@@ -197,7 +215,7 @@ def _first_mover(tally: Tally) -> Iterator[TestResult]:
         if n < MIN_PLAYER_MATCHES:
             yield _skip(name, title, f"{n:,} matches", "needs more matches")
             continue
-        p = float(stats.binomtest(counts[0], n, 1 / len(counts)).pvalue)
+        p = _binomial_p(counts[0], n, 1 / len(counts))
         seat_names = _seat_names(game)
         detail = ", ".join(f"seat {seat_names[s]} first {c:,} times" for s, c in
                            enumerate(counts))
@@ -237,7 +255,7 @@ def _hands_z(record: PlayerTally) -> tuple[float, float, str]:
 
 
 def _first_share(record: PlayerTally) -> tuple[float, float, str]:
-    p = float(stats.binomtest(record.first, record.matches, 0.5).pvalue)
+    p = _binomial_p(record.first, record.matches, 0.5)
     return record.first / record.matches, p, f"first in {record.first} of {record.matches}"
 
 
@@ -321,7 +339,7 @@ def key_figures(record: PlayerTally, unsealed_rate: float | None) -> list[TestRe
         tests.append(_skip("key-unsealed", "matches created and never sealed", counted,
                            few if unsealed_rate is not None else "no ledger counts"))
     else:
-        p = float(stats.binomtest(record.unsealed, record.created, unsealed_rate).pvalue)
+        p = _binomial_p(record.unsealed, record.created, unsealed_rate)
         tests.append(TestResult("key-unsealed", "matches created and never sealed",
                                 "binomial", record.unsealed / record.created, p, None, counted,
                                 f"{record.unsealed} of {record.created} never sealed; "

@@ -20,7 +20,7 @@ from typing import Any
 from flask import Flask
 
 from ..security import init_headers
-from .blueprint import bp
+from . import routed
 from .sources import MemoryLedger
 
 __all__ = ["create_viewer_app"]
@@ -31,7 +31,7 @@ def create_viewer_app(store: Any = None, config: dict[str, Any] | None = None) -
     app = Flask("fairdeal.web.viewer.standalone")
     app.config.update(config or {})
     app.extensions["fairdeal.viewer.store"] = store if store is not None else MemoryLedger()
-    app.register_blueprint(bp)
+    app.register_blueprint(routed())
     init_headers(app)  # the viewer's pages get the same headers as under the full app
     return app
 
