@@ -7,7 +7,7 @@ BASE   := $(VENV)/.installed-base
 STAMP  := $(VENV)/.installed
 
 .PHONY: install pyodide browser-runtime demo test bench bench-ledger bench-log lint clean fuzz fuzz-atheris \
-	faults bench-load bench-durability adversary compiled-test test-long
+	faults bench-load bench-durability bench-aims adversary compiled-test test-long
 
 ## make install compiles the hot modules of games/ and verifier/ with mypyc when a C compiler is
 ## there (setup.py's COMPILED, docs/compiled.md), and installs the pure-Python build otherwise or
@@ -113,6 +113,12 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_verify.py --game toybattle
 	$(BIN)/python bench/bench_viewer.py
 	$(BIN)/python bench/bench_pictures.py --runs 3
+
+## Issue 20's table, every row's bench in turn with its anchor (bench/aims.sh; ~45 min, on a
+## quiet machine): AIMS="verify audit" for some rows only.
+AIMS ?=
+bench-aims: $(STAMP)
+	bash bench/aims.sh $(AIMS)
 
 bench-ledger: $(STAMP)
 	$(BIN)/python bench/bench_ledger.py
