@@ -42,6 +42,7 @@ __all__ = [
     "CACHE_SIZE",
     "MAX_SKEW_MS",
     "LiveMatch",
+    "Position",
     "LiveMatches",
     "match_status",
     "now_ms",
@@ -88,6 +89,22 @@ def match_status(recorder: MatchRecorder) -> str:
     return "playing" if replayer.outcome is None else "ending"
 
 
+@dataclass(slots=True)
+class Position:
+    """What every seat's view of a live match shares at one position (``ReadSide.view_of``):
+    a move is viewed twice there, by the mover in its answer and by the other seat."""
+
+    next_seq: int
+    head: str
+    #: the view without the seat's own part (``seat``, ``state``, ``legal_actions``)
+    view: dict[str, Any]
+    #: the seat to act, and whether the match still goes on (legal actions are offered)
+    current: int | None
+    playing: bool
+    #: the legal actions' JSON of the seat to act, once asked
+    legal: list[Any] | None = None
+
+
 @dataclass
 class LiveMatch:
     """A cached match: its recorder and what never changes about it."""
@@ -103,6 +120,8 @@ class LiveMatch:
     lock: threading.RLock = field(default_factory=threading.RLock)
     #: the summary part of a view while seating or playing (built once from ``row``)
     summary: dict[str, Any] | None = None
+    #: the view's part every seat shares, at the position it was made for
+    position: Position | None = None
     #: the spectator's drawing and the next_seq it was drawn at
     drawing: tuple[int, str] | None = None
     #: a replayer of its own that lags the recorder, to caption each move in the state before
