@@ -153,6 +153,17 @@ class LiveMatch:
         raise Forbidden(f"that token is not a seat of match {self.match_id}")
 
 
+def _stored(recorder: MatchRecorder, event: dict[str, Any]) -> StoredEvent:
+    """The stored form of an event the recorder just accepted: the canonical bytes and the
+    hash it made of them then (encoded again only if it no longer keeps them)."""
+    encoded = recorder.encoded(event["seq"])
+    if encoded is None:
+        return StoredEvent.of(event, checked=False)
+    body, digest = encoded
+    return StoredEvent(event["seq"], event["type"], body.decode("utf-8"), digest,
+                       event.get("action_id"))
+
+
 def seating_deadline(recorder: MatchRecorder, live: LiveMatch) -> int | None:
     """While seats fix their seeds: when the server declines (or, once every seed is fixed,
     forfeits) the seats that are late. fairdeal/2 keeps both deadlines in the log itself."""
@@ -331,7 +342,7 @@ class LiveMatches:
             new = recorder.events[expected_seq:]
             update = self._match_update(recorder, live)
             update.update(self._seal_fields(bundle))
-        stored = [StoredEvent.of(event, checked=False) for event in new]
+        stored = [_stored(recorder, event) for event in new]
         if stored[-1].type == "reveal":  # sealed: its head joins the log with it
             # the seal names the genesis leaf it closes: counting is per leaf, so a match
             # id dealt twice leaves its other genesis open (None only for a match the log
@@ -345,6 +356,20 @@ class LiveMatches:
                    if column == "next_seq" or live.written.get(column, live) != value}
         self.store.append(live.match_id, expected_seq, stored, changed, log_leaf=leaf)
         return new, update
+
+    def accepted_hash(self, match_id: str, event: Mapping[str, Any]) -> str | None:
+        """The hash of ``event`` if it is an event the cached recorder of the match accepted
+        lately (the very object: a write's answer signs a receipt for the event it just
+        stored), None otherwise."""
+        with self._cache_lock:
+            live = self._cache.get(match_id)
+        recorder = None if live is None else live.recorder
+        seq = event.get("seq")
+        if recorder is None or not isinstance(seq, int) or not 0 <= seq < recorder.next_seq \
+                or recorder.events[seq] is not event:
+            return None
+        encoded = recorder.encoded(seq)
+        return None if encoded is None else encoded[1]
 
     def writable(self, live: LiveMatch) -> MatchRecorder:
         """The recorder to write through; call with ``live.lock`` held. ConflictError when

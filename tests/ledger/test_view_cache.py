@@ -1,18 +1,21 @@
 """What a live match keeps between requests, held to a ledger that keeps nothing: the part of a
-view every seat shares at a position (``ReadSide.view_of``). Position after position — a seat
-key registered while every view is cached, the seeds, moves (signed and not), a timeout, a
-resignation and the seal — each answer equals a fresh ledger's (its own cache, everything read
-from the database), and each receipt one signed from scratch."""
+view every seat shares at a position (``ReadSide.view_of``), and the canonical bytes and hash
+each write made (stored as they are, and signed in its receipt). Position after position — a
+seat key registered while every view is cached, the seeds, moves (signed and not), a timeout,
+a resignation and the seal — each answer equals a fresh ledger's (its own cache, everything
+read from the database), and each receipt one signed from scratch."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from sqlalchemy import Engine
 
 from fairdeal.ledger.seats import signed_receipt
 from fairdeal.ledger.service import Ledger
 from fairdeal.ledger.store import EventStore
+from fairdeal.verifier import record
 from fairdeal.verifier.keys import SigningKey
 from fairdeal.verifier.protocol import event_hash, seat_message
 
@@ -133,3 +136,34 @@ def test_an_answers_lists_are_its_own(engine: Engine) -> None:
         first[name].clear()
     second = ledger.view(match_id, tokens[seat])
     assert {name: second[name] for name in expected} == expected
+
+
+@pytest.mark.parametrize("kept", [0, 1])
+def test_the_bytes_stored_do_not_depend_on_what_the_recorder_keeps(
+        engine: Engine, monkeypatch: pytest.MonkeyPatch, kept: int) -> None:
+    """With the recorder keeping no encodings (or only the last one, so that a seal's move is
+    encoded again), every event is stored and receipted as with the default."""
+    for keep in (record.KEPT_ENCODINGS, kept):
+        monkeypatch.setattr(record, "KEPT_ENCODINGS", keep)
+        clock = Clock()
+        ledger = _ledger(engine, clock)
+        created = ledger.create_match("arcomage", {}, turn_limit_ms=None)
+        match_id, tokens = created["id"], [seat["token"] for seat in created["seats"]]
+        for token in tokens:
+            ledger.add_seed(match_id, token, None)
+        receipts = []
+        for _ in range(4):
+            clock.now += 10
+            view = ledger.seat_view(match_id, tokens[0])
+            seat = view["current_seat"]
+            view = ledger.seat_view(match_id, tokens[seat])
+            answer = ledger.play(match_id, tokens[seat], view["legal_actions"][0],
+                                 expected_seq=view["next_seq"], action_id=f"m{view['next_seq']}")
+            receipts.append(answer["receipt"]["event"])
+        resigned = ledger.resign(match_id, tokens[0])
+        receipts.append(resigned["receipt"]["event"])
+        events = ledger.public_events(match_id)
+        assert [event_hash(event) for event in events[-6:-1]] == receipts  # the reveal last
+        # each stored hash is its stored bytes' (read back, hashed again)
+        assert [(e["seq"], e["type"], event_hash(e), e.get("action_id")) for e in events] == \
+            [(e.seq, e.type, e.hash, e.action_id) for e in ledger.store.read(match_id)]
