@@ -42,8 +42,8 @@ __all__ = [
     "CACHE_SIZE",
     "MAX_SKEW_MS",
     "LiveMatch",
-    "Position",
     "LiveMatches",
+    "Position",
     "match_status",
     "now_ms",
     "seating_deadline",
@@ -101,8 +101,6 @@ class Position:
     #: the seat to act, and whether the match still goes on (legal actions are offered)
     current: int | None
     playing: bool
-    #: the legal actions' JSON of the seat to act, once asked
-    legal: list[Any] | None = None
 
 
 @dataclass

@@ -125,11 +125,9 @@ class ReadSide:
         state = recorder.state
         legal: list[Any] = []
         if seat is not None and seat == position.current and position.playing:
-            if position.legal is None:
-                game = recorder.game
-                position.legal = [game.action_to_json(action)
-                                  for action in game.legal_actions(state)]
-            legal = list(position.legal)
+            # asked once a position (by the seat to act), and each answer's own objects
+            game = recorder.game
+            legal = [game.action_to_json(action) for action in game.legal_actions(state)]
         match["seat"] = seat
         match["state"] = None if state is None else recorder.game.view(state, seat)
         match["legal_actions"] = legal
