@@ -70,9 +70,10 @@ class Deadlines:
             if live.stale or recorder is None:
                 return 0
             replayer = recorder.replayer
+            if replayer.started or replayer.ended:  # every request of a match in play asks
+                return 0
             deadline = seating_deadline(recorder, live)
-            if deadline is None or replayer.started or replayer.ended \
-                    or self.clock() < deadline:
+            if deadline is None or self.clock() < deadline:
                 return 0
             late, kind, fields = _late_seats(replayer)
 

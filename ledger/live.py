@@ -43,6 +43,7 @@ __all__ = [
     "MAX_SKEW_MS",
     "LiveMatch",
     "LiveMatches",
+    "Position",
     "match_status",
     "now_ms",
     "seating_deadline",
@@ -88,6 +89,20 @@ def match_status(recorder: MatchRecorder) -> str:
     return "playing" if replayer.outcome is None else "ending"
 
 
+@dataclass(slots=True)
+class Position:
+    """What every seat's view of a live match shares at one position (``ReadSide.view_of``):
+    a move is viewed twice there, by the mover in its answer and by the other seat."""
+
+    next_seq: int
+    head: str
+    #: the view without the seat's own part (``seat``, ``state``, ``legal_actions``)
+    view: dict[str, Any]
+    #: the seat to act, and whether the match still goes on (legal actions are offered)
+    current: int | None
+    playing: bool
+
+
 @dataclass
 class LiveMatch:
     """A cached match: its recorder and what never changes about it."""
@@ -103,6 +118,8 @@ class LiveMatch:
     lock: threading.RLock = field(default_factory=threading.RLock)
     #: the summary part of a view while seating or playing (built once from ``row``)
     summary: dict[str, Any] | None = None
+    #: the view's part every seat shares, at the position it was made for
+    position: Position | None = None
     #: the spectator's drawing and the next_seq it was drawn at
     drawing: tuple[int, str] | None = None
     #: a replayer of its own that lags the recorder, to caption each move in the state before
@@ -132,6 +149,17 @@ class LiveMatch:
             if hmac.compare_digest(digest, expected):
                 return seat
         raise Forbidden(f"that token is not a seat of match {self.match_id}")
+
+
+def _stored(recorder: MatchRecorder, event: dict[str, Any]) -> StoredEvent:
+    """The stored form of an event the recorder just accepted: the canonical bytes and the
+    hash it made of them then (encoded again only if it no longer keeps them)."""
+    encoded = recorder.encoded(event["seq"])
+    if encoded is None:
+        return StoredEvent.of(event, checked=False)
+    body, digest = encoded
+    return StoredEvent(event["seq"], event["type"], body.decode("utf-8"), digest,
+                       event.get("action_id"))
 
 
 def seating_deadline(recorder: MatchRecorder, live: LiveMatch) -> int | None:
@@ -312,7 +340,7 @@ class LiveMatches:
             new = recorder.events[expected_seq:]
             update = self._match_update(recorder, live)
             update.update(self._seal_fields(bundle))
-        stored = [StoredEvent.of(event, checked=False) for event in new]
+        stored = [_stored(recorder, event) for event in new]
         if stored[-1].type == "reveal":  # sealed: its head joins the log with it
             # the seal names the genesis leaf it closes: counting is per leaf, so a match
             # id dealt twice leaves its other genesis open (None only for a match the log
@@ -326,6 +354,20 @@ class LiveMatches:
                    if column == "next_seq" or live.written.get(column, live) != value}
         self.store.append(live.match_id, expected_seq, stored, changed, log_leaf=leaf)
         return new, update
+
+    def accepted_hash(self, match_id: str, event: Mapping[str, Any]) -> str | None:
+        """The hash of ``event`` if it is an event the cached recorder of the match accepted
+        lately (the very object: a write's answer signs a receipt for the event it just
+        stored), None otherwise."""
+        with self._cache_lock:
+            live = self._cache.get(match_id)
+        recorder = None if live is None else live.recorder
+        seq = event.get("seq")
+        if recorder is None or not isinstance(seq, int) or not 0 <= seq < recorder.next_seq \
+                or recorder.events[seq] is not event:
+            return None
+        encoded = recorder.encoded(seq)
+        return None if encoded is None else encoded[1]
 
     def writable(self, live: LiveMatch) -> MatchRecorder:
         """The recorder to write through; call with ``live.lock`` held. ConflictError when

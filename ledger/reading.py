@@ -20,7 +20,7 @@ from fairdeal.verifier.report import VerificationError
 
 from .deadlines import Deadlines
 from .errors import BadRequest, MatchNotFound, NotEnded
-from .live import LiveMatch, LiveMatches, log, match_status, seating_deadline
+from .live import LiveMatch, LiveMatches, Position, log, match_status, seating_deadline
 from .store import EventStore
 from .tlog import LogError, TransparencyLog
 
@@ -111,37 +111,81 @@ class ReadSide:
         recorder = live.recorder
         assert recorder is not None
         live.status = match_status(recorder)
-        if live.status in ("seating", "playing"):  # nothing else in the row changed
-            if live.summary is None:
-                live.summary = {**self._summary(live.row), "commitment": live.row["commitment"],
-                                "turn_limit_ms": live.row["turn_limit_ms"]}
-            match = {**live.summary, "events": recorder.next_seq}
-        else:
-            match = self.get_match(live.match_id)
-        replayer = recorder.replayer
-        game = recorder.game
+        if live.status not in ("seating", "playing"):  # the row changed: read it
+            return self._ended_view(live, recorder, seat)
+        position = live.position
+        if position is None or position.next_seq != recorder.next_seq \
+                or position.head != recorder.head:
+            position = live.position = self._position(live, recorder)
+        match = position.view.copy()
+        # the lists as new ones, as every answer had them: the position's stay as they are
+        match["seeded"] = list(match["seeded"])
+        match["seeds"] = list(match["seeds"])
+        match["seat_keys"] = list(match["seat_keys"])
         state = recorder.state
-        current = None if state is None else game.current_seat(state)
         legal: list[Any] = []
-        if seat is not None and current == seat and replayer.outcome is None:
+        if seat is not None and seat == position.current and position.playing:
+            # asked once a position (by the seat to act), and each answer's own objects
+            game = recorder.game
+            legal = [game.action_to_json(action) for action in game.legal_actions(state)]
+        match["seat"] = seat
+        match["state"] = None if state is None else recorder.game.view(state, seat)
+        match["legal_actions"] = legal
+        return match
+
+    def _position(self, live: LiveMatch, recorder: MatchRecorder) -> Position:
+        """What every seat's view of a seating or playing match shares at its position, in
+        the answer's key order (the seat's own part, ``None`` here, is set per view)."""
+        if live.summary is None:
+            live.summary = {**self._summary(live.row), "commitment": live.row["commitment"],
+                            "turn_limit_ms": live.row["turn_limit_ms"]}
+        replayer = recorder.replayer
+        state = recorder.state
+        current = None if state is None else recorder.game.current_seat(state)
+        view = {**live.summary, "events": recorder.next_seq, "next_seq": recorder.next_seq,
+                "head": recorder.head, "seat": None, "status": live.status,
+                **self._progress(live, recorder, current), "state": None,
+                "legal_actions": None}
+        return Position(recorder.next_seq, recorder.head, view, current,
+                        replayer.outcome is None)
+
+    def _ended_view(self, live: LiveMatch, recorder: MatchRecorder,
+                    seat: int | None) -> dict[str, Any]:
+        """``view_of`` once the match is over: its row as stored now, and the last state."""
+        match = self.get_match(live.match_id)
+        state = recorder.state
+        current = None if state is None else recorder.game.current_seat(state)
+        legal: list[Any] = []
+        if seat is not None and current == seat and recorder.replayer.outcome is None:
+            game = recorder.game
             legal = [game.action_to_json(action) for action in game.legal_actions(state)]
         match.update(
-            next_seq=recorder.next_seq, head=recorder.head, seat=seat,
-            status=live.status, current_seat=current, started=replayer.started,
-            seeded=list(replayer.seeded),
-            seeds=[seed.how for seed in replayer.seat_seeds],
-            seed_phase=(None if replayer.started or replayer.ended
-                        else "reveal" if replayer.revealing else "commit"),
-            protocol=recorder.protocol,
-            seat_keys=[None if key is None else "ed25519:" + key.hex()
-                       for key in replayer.seat_keys],
-            deadline_ms=(replayer.deadline_ms() if replayer.started
-                         else seating_deadline(recorder, live)
-                         if not replayer.ended else None),
-            state=None if state is None else game.view(state, seat),
+            next_seq=recorder.next_seq, head=recorder.head, seat=seat, status=live.status,
+            **self._progress(live, recorder, current),
+            state=None if state is None else recorder.game.view(state, seat),
             legal_actions=legal,
         )
         return match
+
+    @staticmethod
+    def _progress(live: LiveMatch, recorder: MatchRecorder,
+                  current: int | None) -> dict[str, Any]:
+        """The view's fields between ``status`` and ``state``: whose turn, the seeds, the
+        seat keys and the next deadline."""
+        replayer = recorder.replayer
+        return {
+            "current_seat": current, "started": replayer.started,
+            "seeded": list(replayer.seeded),
+            "seeds": [seed.how for seed in replayer.seat_seeds],
+            "seed_phase": (None if replayer.started or replayer.ended
+                           else "reveal" if replayer.revealing else "commit"),
+            "protocol": recorder.protocol,
+            "seat_keys": [None if key is None else "ed25519:" + key.hex()
+                          for key in replayer.seat_keys],
+            "deadline_ms": (replayer.deadline_ms() if replayer.started
+                            else seating_deadline(recorder, live)
+                            if not replayer.ended else None),
+        }
 
     def board_svg(self, match_id: str, token: str | None = None) -> str | None:
         """The board now, drawn by the game itself: ``render_svg(state, None, spectator=True)``

@@ -35,13 +35,15 @@ __all__ = ["Receipts", "SeatActions", "SeatAnswer", "signed_receipt"]
 Receipts = Callable[[str, Mapping[str, Any]], dict[str, Any]]
 
 
-def signed_receipt(server_key: SigningKey, match_id: str,
-                   event: Mapping[str, Any]) -> dict[str, Any]:
-    """The server's signed receipt for a stored event (verifier.receipts)."""
-    # unchecked: the event is one the recorder accepted (its canonical form checked then)
-    # or one read back from its stored canonical bytes
-    return receipt_json(match_id, event["seq"], event_hash(event, checked=False),
-                        event["ts"], server_key)
+def signed_receipt(server_key: SigningKey, match_id: str, event: Mapping[str, Any],
+                   digest: str | None = None) -> dict[str, Any]:
+    """The server's signed receipt for a stored event (verifier.receipts); ``digest`` is the
+    event's hash when the caller has it already."""
+    if digest is None:
+        # unchecked: the event is one the recorder accepted (its canonical form checked
+        # then) or one read back from its stored canonical bytes
+        digest = event_hash(event, checked=False)
+    return receipt_json(match_id, event["seq"], digest, event["ts"], server_key)
 
 
 @dataclass(frozen=True, eq=False)

@@ -201,8 +201,9 @@ class Ledger:
 
     def receipt(self, match_id: str, event: Mapping[str, Any]) -> dict[str, Any]:
         """The server's signed receipt for a stored event (verifier.receipts); every seat
-        action's answer carries one."""
-        return signed_receipt(self.server_key, match_id, event)
+        action's answer carries one (for an event just written, of the hash the write made)."""
+        return signed_receipt(self.server_key, match_id, event,
+                              self.matches.accepted_hash(match_id, event))
 
     # --- what the viewer and the API read ------------------------------------------------------
 

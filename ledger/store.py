@@ -49,6 +49,9 @@ __all__ = [
 
 _EVENTS = EventRow.__table__  # type: ignore[attr-defined]
 _MATCHES = MatchRow.__table__  # type: ignore[attr-defined]
+#: built once (building a statement costs more than SQLite takes to run it)
+_MATCH_INSERT = insert(_MATCHES)
+_EVENTS_INSERT = insert(_EVENTS)
 
 
 class EventStore:
@@ -146,9 +149,9 @@ class EventStore:
         ]
         try:
             with self.writes.transaction() as conn:
-                conn.execute(insert(_MATCHES), [dict(row)])
+                conn.execute(_MATCH_INSERT, [dict(row)])
                 if event_rows:
-                    conn.execute(insert(_EVENTS), event_rows)
+                    conn.execute(_EVENTS_INSERT, event_rows)
                     stored = [(e.seq, e.type, e.body) for e in events]
                     keys, _ = seat_key_rows(row["id"], stored)
                     signed = signed_seats(stored)  # a whole match: any signed event

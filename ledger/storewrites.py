@@ -21,7 +21,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Engine, insert, update
+from sqlalchemy import Connection, Engine, bindparam, insert, update
 from sqlalchemy.exc import IntegrityError
 
 from .database import autocommit_cursor
@@ -37,6 +37,11 @@ _MATCHES = MatchRow.__table__  # type: ignore[attr-defined]
 _EVENT_INSERT = ("INSERT INTO events (match_id, seq, type, body, hash, action_id) "
                  "VALUES (?, ?, ?, ?, ?, ?)")
 _EVENT_COLUMNS = ("match_id", "seq", "type", "body", "hash", "action_id")
+_MATCH_COLUMNS = frozenset(_MATCHES.c.keys())
+# the statements of the rare appends, built once: building one costs more than SQLite takes
+# to run it (the columns an UPDATE sets are the keys of the parameters it is given)
+_EVENTS_STATEMENT = insert(_EVENTS)
+_MATCH_UPDATE = update(_MATCHES).where(_MATCHES.c.id == bindparam("match_row_id"))
 
 
 def _taken(match_id: str, expected_seq: int) -> ConflictError:
@@ -99,6 +104,8 @@ class WritePath:
         self._data_version: int | None = None
         self._outside_writes = 0
         self._mark = "?" if engine.dialect.paramstyle == "qmark" else "%s"
+        #: the match row's UPDATE statements by the columns they set (``_update_sql``)
+        self._updates: dict[tuple[str, ...], str] = {}
 
     # --- whose writes --------------------------------------------------------------------------
 
@@ -195,14 +202,12 @@ class WritePath:
         update_sql = None
         values: list[Any] = []
         if match_update:
-            columns = sorted(match_update)
-            unknown = set(columns) - set(_MATCHES.c.keys())
-            if unknown:
-                raise ValueError(f"no column {sorted(unknown)[0]!r} in matches")
-            mark = self._mark
-            update_sql = (f"UPDATE matches SET {', '.join(f'{c} = {mark}' for c in columns)} "
-                          f"WHERE id = {mark}")
-            values = [match_update[c] for c in columns] + [match_id]
+            columns = tuple(sorted(match_update))
+            update_sql = self._updates.get(columns)
+            if update_sql is None:
+                update_sql = self._update_sql(columns)
+            values = [match_update[c] for c in columns]
+            values.append(match_id)
         if log_leaf is not None or seat_keys or proven:
             # rare (a seal, a key registered, its first signature): an ordinary transaction,
             # not the fast paths
@@ -213,6 +218,18 @@ class WritePath:
             return None
         self._group_commit(_Append(match_id, expected_seq, rows, update_sql, values))
         return None
+
+    def _update_sql(self, columns: tuple[str, ...]) -> str:
+        """The UPDATE of the match row setting ``columns`` (sorted), made once per set of
+        columns: a move sets the same two or three every time."""
+        unknown = set(columns) - _MATCH_COLUMNS
+        if unknown:
+            raise ValueError(f"no column {sorted(unknown)[0]!r} in matches")
+        mark = self._mark
+        sql = (f"UPDATE matches SET {', '.join(f'{c} = {mark}' for c in columns)} "
+               f"WHERE id = {mark}")
+        self._updates[columns] = sql
+        return sql
 
     def _group_commit(self, job: _Append) -> None:
         """One thread at a time leads, committing every append queued so far in one
@@ -332,13 +349,12 @@ class WritePath:
         lock before the log's size is read."""
         try:
             with self.transaction() as conn:
-                conn.execute(insert(_EVENTS), [dict(zip(_EVENT_COLUMNS, row, strict=True))
-                                               for row in rows])
+                conn.execute(_EVENTS_STATEMENT, [dict(zip(_EVENT_COLUMNS, row, strict=True))
+                                                 for row in rows])
                 insert_seat_keys(conn, seat_keys)
                 mark_signed(conn, match_id, proven)
                 if match_update:
-                    conn.execute(update(_MATCHES).where(_MATCHES.c.id == match_id)
-                                 .values(**match_update))
+                    conn.execute(_MATCH_UPDATE, {**match_update, "match_row_id": match_id})
                 return None if leaf is None else append_leaf(conn, "seal", match_id, leaf)
         except IntegrityError as e:
             raise _taken(match_id, expected_seq) from e

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, and_, func, insert, or_, select, text
+from sqlalchemy import Connection, Engine, Select, and_, bindparam, func, insert, or_, select, text
 from sqlalchemy.exc import IntegrityError
 
 from fairdeal.verifier.checkpoint import Checkpoint, CheckpointError, TlogProof
@@ -82,6 +82,15 @@ _PG_NODES = text("SELECT n.level, n.idx, n.hash FROM log_nodes n JOIN unnest("
                  "ON n.level = w.level AND n.idx = w.idx")
 #: the advisory lock that sequences the log on PostgreSQL (any fixed number of our own)
 LOG_LOCK = 7365840213
+# the statements every genesis and seal runs, built once: building one costs more than
+# SQLite takes to run it
+_SIZE = select(func.max(_LEAVES.c.idx))
+_GENESIS_INDEX = select(func.max(_LEAVES.c.idx)).where(
+    _LEAVES.c.match_id == bindparam("match_id"), _LEAVES.c.kind == "genesis")
+_LEAF_INSERT = insert(_LEAVES)
+_NODES_INSERT = insert(_NODES)
+#: SQLite's query of ``count`` nodes (an OR of ANDs), by count, made on first use
+_SQLITE_NODES: dict[int, Select[tuple[int, int, str]]] = {}
 
 
 class LogError(LedgerError):
@@ -105,8 +114,7 @@ class MatchIdUsed(ConflictError):
 def genesis_index(conn: Connection, match_id: str) -> int | None:
     """The index of the genesis leaf of ``match_id``, if the log holds one (the latest, if a
     damaged log holds several: the one the match's current row was created with)."""
-    value = conn.execute(select(func.max(_LEAVES.c.idx)).where(
-        _LEAVES.c.match_id == match_id, _LEAVES.c.kind == "genesis")).scalar()
+    value = conn.execute(_GENESIS_INDEX, {"match_id": match_id}).scalar()
     return None if value is None else int(value)
 
 
@@ -132,7 +140,7 @@ def witness_keys(text: str | None) -> list[VerifierKey]:
 
 
 def _size(conn: Connection) -> int:
-    value = conn.execute(select(func.max(_LEAVES.c.idx))).scalar()
+    value = conn.execute(_SIZE).scalar()
     return 0 if value is None else int(value) + 1
 
 
@@ -148,16 +156,28 @@ def _nodes(conn: Connection, wanted: Iterable[Node]) -> dict[Node, bytes]:
             rows = conn.execute(_PG_NODES, {"levels": [level for level, _ in batch],
                                             "indices": [idx for _, idx in batch]})
         else:
-            clause = or_(*(and_(_NODES.c.level == level, _NODES.c.idx == idx)
-                           for level, idx in batch))
-            rows = conn.execute(select(_NODES.c.level, _NODES.c.idx, _NODES.c.hash)
-                                .where(clause))
+            values = {}
+            for n, (level, idx) in enumerate(batch):
+                values[f"level{n}"] = level
+                values[f"idx{n}"] = idx
+            rows = conn.execute(_sqlite_nodes(len(batch)), values)
         for level, idx, digest in rows:
             found[(int(level), int(idx))] = bytes.fromhex(digest)
     missing = [node for node in wanted if node not in found]
     if missing:
         raise LogError(f"the log is missing node {missing[0]} (its tables are damaged)")
     return found
+
+
+def _sqlite_nodes(count: int) -> Select[tuple[int, int, str]]:
+    """The query of ``count`` nodes by level and index (bound as ``level0``, ``idx0`` ...)."""
+    query = _SQLITE_NODES.get(count)
+    if query is None:
+        clause = or_(*(and_(_NODES.c.level == bindparam(f"level{n}"),
+                            _NODES.c.idx == bindparam(f"idx{n}")) for n in range(count)))
+        query = _SQLITE_NODES[count] = select(_NODES.c.level, _NODES.c.idx,
+                                              _NODES.c.hash).where(clause)
+    return query
 
 
 def _fold(conn: Connection, groups: Sequence[Sequence[Node]]) -> list[bytes]:
@@ -187,10 +207,10 @@ def append_leaf(conn: Connection, kind: str, match_id: str, body: bytes) -> int:
     index = _size(conn)
     needs, _ = new_nodes(index)
     nodes = completed_nodes(index, leaf_hash(body), _nodes(conn, needs))
-    conn.execute(insert(_LEAVES), [{"idx": index, "kind": kind, "match_id": match_id,
-                                    "body": body.decode("utf-8")}])
-    conn.execute(insert(_NODES), [{"level": level, "idx": idx, "hash": digest.hex()}
-                                  for (level, idx), digest in nodes])
+    conn.execute(_LEAF_INSERT, [{"idx": index, "kind": kind, "match_id": match_id,
+                                 "body": body.decode("utf-8")}])
+    conn.execute(_NODES_INSERT, [{"level": level, "idx": idx, "hash": digest.hex()}
+                                 for (level, idx), digest in nodes])
     return index
 
 

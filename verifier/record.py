@@ -7,12 +7,16 @@ recorder from stored events after a restart.
 
 from __future__ import annotations
 
+import hashlib
+from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fairdeal.games import get_game, get_rules
 
 from .bundle import validate_event
+from .canonical import canonical_bytes
+from .hashing import Tag, tag_prefix
 from .keys import SigningKey
 from .protocol import (
     BUNDLE_FORMAT,
@@ -29,6 +33,10 @@ from .replay import MatchReplayer
 from .report import VerificationError
 
 __all__ = ["MatchRecorder", "make_genesis"]
+
+#: how many of the last accepted events a recorder keeps the canonical bytes of (``encoded``)
+KEPT_ENCODINGS = 8
+_EVENT_HASH = hashlib.sha256(tag_prefix(Tag.EVENT))
 
 #: the rules data hash of each (game, rules version), as the replayer keeps them: hashing
 #: the card data costs more than building the rest of a genesis
@@ -94,6 +102,8 @@ class MatchRecorder:
         self.replayer = MatchReplayer(genesis, server_seed)
         self.head = event_hash(genesis)
         self.protocol: str = genesis["protocol"]
+        #: ``(seq, canonical bytes, hash)`` of the last events accepted (``encoded``)
+        self._encoded: deque[tuple[int, bytes, str]] = deque(maxlen=KEPT_ENCODINGS)
 
     @classmethod
     def resume(cls, events: Sequence[Mapping[str, Any]], server_seed: bytes) -> MatchRecorder:
@@ -137,11 +147,24 @@ class MatchRecorder:
         if event["seq"] != self.next_seq or event["prev"] != self.head:
             raise VerificationError("chain", f"event {event['seq']} does not follow the head "
                                     f"(expected seq {self.next_seq})", event["seq"])
-        digest = event_hash(event)  # refuses what has no canonical form, before it counts
+        body = canonical_bytes(event)  # refuses what has no canonical form, before it counts
+        digest = _EVENT_HASH.copy()  # protocol.event_hash, of the bytes kept for ``encoded``
+        digest.update(body)
+        head = digest.hexdigest()
         self.replayer.feed(event)
         self.events.append(event)
-        self.head = digest
+        self.head = head
+        self._encoded.append((event["seq"], body, head))
         return event
+
+    def encoded(self, seq: int) -> tuple[bytes, str] | None:
+        """The canonical bytes and the hash of event ``seq`` as accepted, while it is among
+        the last ``KEPT_ENCODINGS`` accepted (None otherwise): a writer that stores the events
+        it just recorded (the ledger) stores these rather than encode and hash them again."""
+        for kept_seq, body, digest in reversed(self._encoded):
+            if kept_seq == seq:
+                return body, digest
+        return None
 
     def reveal(self, ts: int) -> dict[str, Any]:
         """The final event: the server seed and the result."""
