@@ -163,7 +163,7 @@ faults: $(STAMP)
 bench-log: $(STAMP)
 	$(BIN)/python bench/bench_log.py
 
-## ruff everywhere; mypy --strict on the pure layers and the client. mypy cannot follow the editable install's
+## ruff everywhere; mypy --strict on the pure layers, the audit and the client. mypy cannot follow the editable install's
 ## folder mapping, so it reads them through a fairdeal/ folder of links.
 lint: $(STAMP)
 	$(BIN)/pip install --quiet ruff mypy
@@ -172,8 +172,9 @@ lint: $(STAMP)
 	rm -rf build/typecheck && mkdir -p build/typecheck/fairdeal
 	ln -s ../../../games build/typecheck/fairdeal/games
 	ln -s ../../../verifier build/typecheck/fairdeal/verifier
+	ln -s ../../../audit build/typecheck/fairdeal/audit
 	ln -s ../../../client build/typecheck/fairdeal/client
-	cd build/typecheck && MYPYPATH=.:../../examples/crazy-eights ../../$(BIN)/mypy --strict --namespace-packages --explicit-package-bases -p fairdeal.games -p fairdeal.verifier -p fairdeal.client -p fairdeal_crazy_eights
+	cd build/typecheck && MYPYPATH=.:../../examples/crazy-eights ../../$(BIN)/mypy --strict --namespace-packages --explicit-package-bases -p fairdeal.games -p fairdeal.verifier -p fairdeal.audit -p fairdeal.client -p fairdeal_crazy_eights
 
 clean:
 	rm -rf $(VENV) out build test-output .pytest_cache
