@@ -9,10 +9,11 @@ STAMP  := $(VENV)/.installed
 .PHONY: install pyodide browser-runtime demo test bench bench-ledger bench-log lint clean fuzz fuzz-atheris \
 	faults bench-load bench-durability adversary compiled-test test-long
 
-## make install compiles the hot modules of games/ and verifier/ with mypyc when a C compiler is
-## there (setup.py's COMPILED, docs/compiled.md), and installs the pure-Python build otherwise or
-## with FAIRDEAL_PURE=1. Those sources are prerequisites, so an edit to one recompiles: a compiled
-## module never goes stale. The last lines say which build runs, and why when it is the pure one.
+## make install compiles the hot modules of games/, verifier/ and audit/ with mypyc when a C
+## compiler is there (setup.py's COMPILED, docs/compiled.md), and installs the pure-Python build
+## otherwise or with FAIRDEAL_PURE=1. Those sources are prerequisites, so an edit to one
+## recompiles: a compiled module never goes stale. The last lines say which build runs, and why
+## when it is the pure one.
 ifneq ($(FAIRDEAL_PURE),1)
 COMPILED_SOURCES := $(shell $(PYTHON) -c 'import ast; tree = ast.parse(open("setup.py").read()); print(*next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "COMPILED"))')
 endif

@@ -4,16 +4,21 @@ A Tally is a monoid: ``Tally()`` is empty and ``a.merge(b)`` adds b's counts int
 splits over processes or a Dask cluster in any order and any grouping and gives the same
 totals. Its size depends on the games, decks and players seen, never on the number of matches
 (the failures' list aside: every failing bundle is named in the report).
+
+Compiled (setup.py), a Tally and a PlayerTally are native classes that pickle as the pure ones
+do (``mypyc_attr(serializable=True)``: their fields as a dict), so the process pool and Dask
+hand them back whichever build a worker runs.
 """
 
 from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import permutations
-from typing import Any
+from typing import Any, Final, TypeVar
 
 from fairdeal.games import DealtOrder, GamePlugin, get_plugin
 
@@ -21,6 +26,21 @@ from .facts import MatchFacts
 
 __all__ = ["TRIPLE_ORDERS", "Z_BINS", "PlayerTally", "Tally", "dealt_order", "plugin_of",
            "z_bin"]
+
+T = TypeVar("T")
+
+
+def _read_by_mypyc(*_names: str, **_flags: object) -> Callable[[T], T]:
+    """mypyc_attr where mypy_extensions is not installed (a pure install, the browser): mypyc
+    reads the decorator when it compiles, so at run time it only hands the class back (as in
+    verifier/rng.py)."""
+    return lambda cls: cls
+
+
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:
+    mypyc_attr = _read_by_mypyc
 
 
 def plugin_of(deck_key: str) -> GamePlugin:
@@ -49,12 +69,11 @@ def _draw_index(deck_key: str) -> dict[Any, int]:
     return {item: i for i, item in enumerate(plugin_of(deck_key).draw_items)}
 
 
-TRIPLE_ORDERS: tuple[tuple[int, ...], ...] = tuple(permutations(range(3)))
-_TRIPLE_INDEX = {order: i for i, order in enumerate(TRIPLE_ORDERS)}
+TRIPLE_ORDERS: Final[tuple[tuple[int, ...], ...]] = tuple(permutations(range(3)))
+_TRIPLE_INDEX: Final = {order: i for i, order in enumerate(TRIPLE_ORDERS)}
 #: hand-strength z-scores are kept as a histogram of 32 bins of 0.25 from -4 to 4
-Z_BINS = 32
-_SEED_BITS = 256
-_LOW_255 = (1 << 255) - 1
+Z_BINS: Final = 32
+_LOW_255: Final = (1 << 255) - 1
 
 
 def z_bin(z: float) -> int:
@@ -62,6 +81,7 @@ def z_bin(z: float) -> int:
     return min(Z_BINS - 1, max(0, math.floor((z + 4.0) * 4)))
 
 
+@mypyc_attr(serializable=True)
 @dataclass
 class PlayerTally:
     """One player's seatings."""
@@ -120,6 +140,7 @@ def _copy(value: Any) -> Any:
     return value
 
 
+@mypyc_attr(serializable=True)
 @dataclass
 class Tally:
     """Every count the statistics need (see the module doc)."""
