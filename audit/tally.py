@@ -55,13 +55,14 @@ def dealt_order(deck_key: str, order: str) -> DealtOrder:
 
 
 @cache
-def _order_plan(deck_key: str, order: str) -> tuple[str, dict[Any, int], tuple[Any, ...]]:
+def _order_plan(deck_key: str, order: str
+                ) -> tuple[str, dict[Any, int], tuple[tuple[int, Any], ...]]:
     """What counting one dealt order needs, worked out once per deck and order: the key of its
     counts, each item's row in the position table, and the three items whose relative order
-    the permutation test follows."""
+    the permutation test follows, each with its row."""
     items = dealt_order(deck_key, order).items
-    return (f"{deck_key}:{order}", {item: i for i, item in enumerate(items)},
-            tuple(items[:3]))
+    index = {item: i for i, item in enumerate(items)}
+    return f"{deck_key}:{order}", index, tuple((index[item], item) for item in items[:3])
 
 
 @cache
@@ -103,6 +104,16 @@ class PlayerTally:
         self.created += other.created
         self.unsealed += other.unsealed
         _add_lists(self.z_hist, other.z_hist)
+
+
+def _first(seen: list[int], order: list[Any], wanted: tuple[int, Any]) -> int:
+    """Where the item of ``wanted`` (its row, the item) first comes in ``order``: noted in
+    ``seen`` for the first three rows, else found by ``list.index`` (an item the table names
+    twice; an item never dealt raises its ValueError)."""
+    row, item = wanted
+    if row < 3 and seen[row] >= 0:
+        return seen[row]
+    return order.index(item)
 
 
 def _add_lists(into: list[Any], other: list[Any]) -> None:
@@ -251,13 +262,20 @@ class Tally:
         table = self.positions.get(key)
         if table is None:
             table = self.positions[key] = [[0] * len(order) for _ in index]
-        # one pass over the whole dealt order per match (102 cards): the rows looked up in bulk
-        for position, row in enumerate(map(index.__getitem__, order)):
-            table[row][position] += 1
-        # the permutation test follows the relative order of the first three items: where
-        # each first comes (list.index, a scan in C), ties (an item named twice) in item order
-        find = order.index
-        firsts = (find(wanted[0]), find(wanted[1]), find(wanted[2]))
+        # one pass over the whole dealt order per match (102 cards), which also notes where
+        # each of the first three rows' items first comes (a plain loop: compiled, it runs in
+        # C; interpreted, no slower than looking the rows up in bulk and scanning thrice)
+        seen = [-1, -1, -1]
+        for position, item in enumerate(order):
+            row = index[item]
+            counts = table[row]
+            counts[position] += 1
+            if row < 3 and seen[row] < 0:
+                seen[row] = position
+        # the permutation test follows the relative order of the first three items, ties (an
+        # item named twice) in item order
+        firsts = (_first(seen, order, wanted[0]), _first(seen, order, wanted[1]),
+                  _first(seen, order, wanted[2]))
         ranked = tuple(sorted(range(3), key=firsts.__getitem__))
         triples = self.triples.get(key)
         if triples is None:
