@@ -9,10 +9,11 @@ STAMP  := $(VENV)/.installed
 .PHONY: install pyodide browser-runtime demo test bench bench-ledger bench-log lint clean fuzz fuzz-atheris \
 	faults bench-load bench-durability bench-aims adversary compiled-test test-long
 
-## make install compiles the hot modules of games/ and verifier/ with mypyc when a C compiler is
-## there (setup.py's COMPILED, docs/compiled.md), and installs the pure-Python build otherwise or
-## with FAIRDEAL_PURE=1. Those sources are prerequisites, so an edit to one recompiles: a compiled
-## module never goes stale. The last lines say which build runs, and why when it is the pure one.
+## make install compiles the hot modules of games/, verifier/ and audit/ with mypyc when a C
+## compiler is there (setup.py's COMPILED, docs/compiled.md), and installs the pure-Python build
+## otherwise or with FAIRDEAL_PURE=1. Those sources are prerequisites, so an edit to one
+## recompiles: a compiled module never goes stale. The last lines say which build runs, and why
+## when it is the pure one.
 ifneq ($(FAIRDEAL_PURE),1)
 COMPILED_SOURCES := $(shell $(PYTHON) -c 'import ast; tree = ast.parse(open("setup.py").read()); print(*next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "COMPILED"))')
 endif
@@ -169,7 +170,7 @@ faults: $(STAMP)
 bench-log: $(STAMP)
 	$(BIN)/python bench/bench_log.py
 
-## ruff everywhere; mypy --strict on the pure layers and the client. mypy cannot follow the editable install's
+## ruff everywhere; mypy --strict on the pure layers, the audit and the client. mypy cannot follow the editable install's
 ## folder mapping, so it reads them through a fairdeal/ folder of links.
 lint: $(STAMP)
 	$(BIN)/pip install --quiet ruff mypy
@@ -178,8 +179,9 @@ lint: $(STAMP)
 	rm -rf build/typecheck && mkdir -p build/typecheck/fairdeal
 	ln -s ../../../games build/typecheck/fairdeal/games
 	ln -s ../../../verifier build/typecheck/fairdeal/verifier
+	ln -s ../../../audit build/typecheck/fairdeal/audit
 	ln -s ../../../client build/typecheck/fairdeal/client
-	cd build/typecheck && MYPYPATH=.:../../examples/crazy-eights ../../$(BIN)/mypy --strict --namespace-packages --explicit-package-bases -p fairdeal.games -p fairdeal.verifier -p fairdeal.client -p fairdeal_crazy_eights
+	cd build/typecheck && MYPYPATH=.:../../examples/crazy-eights ../../$(BIN)/mypy --strict --namespace-packages --explicit-package-bases -p fairdeal.games -p fairdeal.verifier -p fairdeal.audit -p fairdeal.client -p fairdeal_crazy_eights
 
 clean:
 	rm -rf $(VENV) out build test-output .pytest_cache

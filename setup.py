@@ -1,10 +1,11 @@
-"""The compiled build: the hot modules of games/ and verifier/ through mypyc, from the same source.
+"""The compiled build: the hot modules of games/, verifier/ and audit/ through mypyc, from the same
+source.
 
 Everything else about the package is declared in pyproject.toml; this file only adds the C
 extensions (docs/compiled.md). mypyc must see the sources under the names they are imported by
 (``fairdeal.games.…``), but the folders are mapped onto that namespace by
 ``[tool.setuptools.package-dir]``, so it reads them through a tree of links,
-build/mypyc/fairdeal/{games,verifier} — the trick ``make lint`` uses for mypy. The extensions
+build/mypyc/fairdeal/{games,verifier,audit} — the trick ``make lint`` uses for mypy. The extensions
 land where the import system finds them for a normal install and for an editable one alike
 (setuptools places them by the same package-dir mapping).
 
@@ -37,7 +38,7 @@ ROOT = Path(__file__).resolve().parent
 LINKS = Path("build") / "mypyc"
 C_DIR = Path("build") / "mypyc-c"
 #: the folders holding the compiled modules, each installed as ``fairdeal.<folder>``
-FOLDERS = ("games", "verifier")
+FOLDERS = ("games", "verifier", "audit")
 #: the modules compiled: those where verification, replay and simulation spend their time
 #: (bench/bench_verify.py under cProfile, all three games: together over 90% of the time spent
 #: in our code). The rest stays pure, read once a match or less, so compiling it would only
@@ -49,8 +50,16 @@ FOLDERS = ("games", "verifier")
 #: come (compiled, a non-string key raised TypeError, a 500, where pure says InvalidKey).
 #: verifier/rng.py is compiled with RandomStream open to interpreted subclasses (mypyc_attr:
 #: the audit's planted-deal streams subclass it); the deal's shuffle and the stream every ply
-#: opens run in C.
+#: opens run in C. The audit's own part of its per-match map is compiled too (issue 20):
+#: re-deriving a match's facts (facts.py, strength.py, the MatchFacts value) and counting them
+#: (tally.py, its Tally picklable as a native class, for the process pool and Dask); its
+#: statistics, report and pictures run once an audit and stay pure, as does run.py (Filters,
+#: the pool and Dask; a few calls a match).
 COMPILED = (
+    "audit/facts.py",
+    "audit/matchfacts.py",
+    "audit/strength.py",
+    "audit/tally.py",
     "games/arcomage/effects.py",
     "games/arcomage/rules.py",
     "games/arcomage/state.py",
@@ -166,8 +175,8 @@ def extensions() -> list[object]:
         return pure("mypyc is not installed")
     remove_compiled()  # an earlier build's extensions, of modules this one may not compile
     paths = link_tree()
-    decided(f"compiling {len(paths)} modules of games/ and verifier/ with mypyc (-O{OPT_LEVEL}; "
-            "FAIRDEAL_PURE=1 at install skips it)")
+    decided(f"compiling {len(paths)} modules of games/, verifier/ and audit/ with mypyc "
+            f"(-O{OPT_LEVEL}; FAIRDEAL_PURE=1 at install skips it)")
     # mypy resolves fairdeal.* from the link tree, the way `make lint` runs it
     os.environ["MYPYPATH"] = str(LINKS)
     started = time.monotonic()

@@ -11,6 +11,9 @@ which feed it bundles); it alone uses scipy, matplotlib and Dask.
 
 from __future__ import annotations
 
+# first: it picks the compiled or the pure modules (FAIRDEAL_PURE) before any below is imported
+from fairdeal.games import compiled  # noqa: F401
+
 from .run import Filters, Item, add_ledger_counts, audit_bundles
 from .stats import ALPHA, TestResult, key_figures, run_tests
 from .tally import Tally

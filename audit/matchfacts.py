@@ -34,8 +34,9 @@ class MatchFacts:
     #: every random pick a rule made during play (and the setup's, where the game's plug-in
     #: asks for them: ``setup_picks``): (purpose, n, value)
     picks: list[tuple[str, int, int]] = field(default_factory=list)
-    #: items drawn with replacement (an infinite deck's draws), dealt and during play
-    draws: list[int] = field(default_factory=list)
+    #: items drawn with replacement (an infinite deck's draws), dealt and during play: of any
+    #: type the game's plug-in deals (``DealFacts.draws``)
+    draws: list[Any] = field(default_factory=list)
     #: the key id each seat signed with (``verifier.keys.key_id``), None for a seat that
     #: registered no key: a seat's identity, where its name is only a label
     seat_keys: tuple[str | None, ...] = ()

@@ -100,12 +100,15 @@ class Filters:
         if self.seat_key is None:
             return True
         for event in events:
-            if event.get("type") == "seat_key":
-                try:
-                    if key_id(parse_public_key(event.get("public_key"))) == self.seat_key:
-                        return True
-                except InvalidKey:
-                    continue
+            public_key = event.get("public_key")
+            # a key that is not text is no key at all, as parse_public_key would say too
+            if event.get("type") != "seat_key" or not isinstance(public_key, str):
+                continue
+            try:
+                if key_id(parse_public_key(public_key)) == self.seat_key:
+                    return True
+            except InvalidKey:
+                continue
         return False
 
     def words(self) -> str:
@@ -256,7 +259,9 @@ def _on_dask(items: Iterable[Item], filters: Filters, address: str, chunk: int,
         raise ValueError("--dask needs Dask: pip install 'fairdeal[dask]'") from None
     total = Tally()
     # a scheduler that does not answer within 10 s is reported, not waited for
-    with Client(address, set_as_default=False,  # type: ignore[no-untyped-call]
+    # (where Dask is not installed, as when pip builds the compiled audit modules, mypy sees
+    # its names as Any: the ignores are then unused, and allowed to be)
+    with Client(address, set_as_default=False,  # type: ignore[no-untyped-call, unused-ignore]
                 timeout="10s") as client:
         window = IN_FLIGHT * max(1, sum(client.nthreads().values()))
         done: Any = None  # made with the first future: it then knows the client
@@ -272,7 +277,8 @@ def _on_dask(items: Iterable[Item], filters: Filters, address: str, chunk: int,
         for part in _chunks(items, chunk):
             future = client.submit(_sized, part, filters, pure=False)
             if done is None:
-                done = as_completed([future], loop=client.loop)  # type: ignore[no-untyped-call]
+                done = as_completed(  # type: ignore[no-untyped-call, unused-ignore]
+                    [future], loop=client.loop)
             else:
                 done.add(future)
             in_flight += 1

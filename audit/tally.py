@@ -4,16 +4,21 @@ A Tally is a monoid: ``Tally()`` is empty and ``a.merge(b)`` adds b's counts int
 splits over processes or a Dask cluster in any order and any grouping and gives the same
 totals. Its size depends on the games, decks and players seen, never on the number of matches
 (the failures' list aside: every failing bundle is named in the report).
+
+Compiled (setup.py), a Tally and a PlayerTally are native classes that pickle as the pure ones
+do (``mypyc_attr(serializable=True)``: their fields as a dict), so the process pool and Dask
+hand them back whichever build a worker runs.
 """
 
 from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import permutations
-from typing import Any
+from typing import Any, Final, TypeVar
 
 from fairdeal.games import DealtOrder, GamePlugin, get_plugin
 
@@ -21,6 +26,21 @@ from .facts import MatchFacts
 
 __all__ = ["TRIPLE_ORDERS", "Z_BINS", "PlayerTally", "Tally", "dealt_order", "plugin_of",
            "z_bin"]
+
+T = TypeVar("T")
+
+
+def _read_by_mypyc(*_names: str, **_flags: object) -> Callable[[T], T]:
+    """mypyc_attr where mypy_extensions is not installed (a pure install, the browser): mypyc
+    reads the decorator when it compiles, so at run time it only hands the class back (as in
+    verifier/rng.py)."""
+    return lambda cls: cls
+
+
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:
+    mypyc_attr = _read_by_mypyc
 
 
 def plugin_of(deck_key: str) -> GamePlugin:
@@ -35,13 +55,14 @@ def dealt_order(deck_key: str, order: str) -> DealtOrder:
 
 
 @cache
-def _order_plan(deck_key: str, order: str) -> tuple[str, dict[Any, int], tuple[Any, ...]]:
+def _order_plan(deck_key: str, order: str
+                ) -> tuple[str, dict[Any, int], tuple[tuple[int, Any], ...]]:
     """What counting one dealt order needs, worked out once per deck and order: the key of its
     counts, each item's row in the position table, and the three items whose relative order
-    the permutation test follows."""
+    the permutation test follows, each with its row."""
     items = dealt_order(deck_key, order).items
-    return (f"{deck_key}:{order}", {item: i for i, item in enumerate(items)},
-            tuple(items[:3]))
+    index = {item: i for i, item in enumerate(items)}
+    return f"{deck_key}:{order}", index, tuple((index[item], item) for item in items[:3])
 
 
 @cache
@@ -49,12 +70,11 @@ def _draw_index(deck_key: str) -> dict[Any, int]:
     return {item: i for i, item in enumerate(plugin_of(deck_key).draw_items)}
 
 
-TRIPLE_ORDERS: tuple[tuple[int, ...], ...] = tuple(permutations(range(3)))
-_TRIPLE_INDEX = {order: i for i, order in enumerate(TRIPLE_ORDERS)}
+TRIPLE_ORDERS: Final[tuple[tuple[int, ...], ...]] = tuple(permutations(range(3)))
+_TRIPLE_INDEX: Final = {order: i for i, order in enumerate(TRIPLE_ORDERS)}
 #: hand-strength z-scores are kept as a histogram of 32 bins of 0.25 from -4 to 4
-Z_BINS = 32
-_SEED_BITS = 256
-_LOW_255 = (1 << 255) - 1
+Z_BINS: Final = 32
+_LOW_255: Final = (1 << 255) - 1
 
 
 def z_bin(z: float) -> int:
@@ -62,6 +82,7 @@ def z_bin(z: float) -> int:
     return min(Z_BINS - 1, max(0, math.floor((z + 4.0) * 4)))
 
 
+@mypyc_attr(serializable=True)
 @dataclass
 class PlayerTally:
     """One player's seatings."""
@@ -83,6 +104,16 @@ class PlayerTally:
         self.created += other.created
         self.unsealed += other.unsealed
         _add_lists(self.z_hist, other.z_hist)
+
+
+def _first(seen: list[int], order: list[Any], wanted: tuple[int, Any]) -> int:
+    """Where the item of ``wanted`` (its row, the item) first comes in ``order``: noted in
+    ``seen`` for the first three rows, else found by ``list.index`` (an item the table names
+    twice; an item never dealt raises its ValueError)."""
+    row, item = wanted
+    if row < 3 and seen[row] >= 0:
+        return seen[row]
+    return order.index(item)
 
 
 def _add_lists(into: list[Any], other: list[Any]) -> None:
@@ -120,6 +151,7 @@ def _copy(value: Any) -> Any:
     return value
 
 
+@mypyc_attr(serializable=True)
 @dataclass
 class Tally:
     """Every count the statistics need (see the module doc)."""
@@ -230,13 +262,20 @@ class Tally:
         table = self.positions.get(key)
         if table is None:
             table = self.positions[key] = [[0] * len(order) for _ in index]
-        # one pass over the whole dealt order per match (102 cards): the rows looked up in bulk
-        for position, row in enumerate(map(index.__getitem__, order)):
-            table[row][position] += 1
-        # the permutation test follows the relative order of the first three items: where
-        # each first comes (list.index, a scan in C), ties (an item named twice) in item order
-        find = order.index
-        firsts = (find(wanted[0]), find(wanted[1]), find(wanted[2]))
+        # one pass over the whole dealt order per match (102 cards), which also notes where
+        # each of the first three rows' items first comes (a plain loop: compiled, it runs in
+        # C; interpreted, no slower than looking the rows up in bulk and scanning thrice)
+        seen = [-1, -1, -1]
+        for position, item in enumerate(order):
+            row = index[item]
+            counts = table[row]
+            counts[position] += 1
+            if row < 3 and seen[row] < 0:
+                seen[row] = position
+        # the permutation test follows the relative order of the first three items, ties (an
+        # item named twice) in item order
+        firsts = (_first(seen, order, wanted[0]), _first(seen, order, wanted[1]),
+                  _first(seen, order, wanted[2]))
         ranked = tuple(sorted(range(3), key=firsts.__getitem__))
         triples = self.triples.get(key)
         if triples is None:

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: the phases, each ended by the first line of make's output that starts with its marker
 PHASES = (
     ("venv and pip", "/bin/pip install --quiet -e ."),
-    ("install (downloads and compile)", "install: games and verifier"),
+    ("install (downloads and compile)", "install: games, verifier and audit"),
     ("browser runtime (npm)", "Pyodide "),
     ("simulate, verify, import", "demo: a Swiss of 8 bots"),
 )

@@ -21,8 +21,9 @@ from fairdeal.games.compiled import build_name
 __all__ = ["DEFAULT_DATA_DIR", "Context", "cli"]
 
 DEFAULT_DATA_DIR = click.get_app_dir("fairdeal")
-#: click's own line, then which build of games/ and verifier/ runs (docs/compiled.md)
-VERSION_MESSAGE = "%(prog)s, version %(version)s\n" + f"games and verifier: {build_name()}"
+#: click's own line, then which build of games/, verifier/ and audit/ runs (docs/compiled.md)
+VERSION_MESSAGE = ("%(prog)s, version %(version)s\n"
+                   + f"games, verifier and audit: {build_name()}")
 
 
 class Context:

@@ -1,10 +1,12 @@
-"""Which build of games/ and verifier/ runs: the mypyc-compiled one, or the pure-Python source.
+"""Which build of games/, verifier/ and audit/ runs: the mypyc-compiled one, or the pure-Python
+source.
 
 The compiled build (setup.py, docs/compiled.md) places an extension module beside each source
 file it compiled, and the import system prefers an extension to a ``.py`` of the same name. So
-``FAIRDEAL_PURE=1`` installs a finder, ahead of the others, that finds the modules of those two
+``FAIRDEAL_PURE=1`` installs a finder, ahead of the others, that finds the modules of those three
 packages from their ``.py`` source only. Importing this module chooses: games/'s ``__init__``
-imports it before any module of its own, verifier/'s imports it first too; it is never compiled.
+imports it before any module of its own, verifier/'s and audit/'s import it first too; it is
+never compiled.
 
 >>> build_name() in ("compiled (mypyc)", "pure Python")
 True
@@ -24,8 +26,9 @@ __all__ = ["PURE_ENV", "build_name", "choose_build", "is_compiled", "pure_reques
 #: the switch: "1" runs the pure-Python modules even where compiled ones are installed
 PURE_ENV = "FAIRDEAL_PURE"
 #: the packages the compiled build covers
-COMPILED_PACKAGES = ("fairdeal.games.", "fairdeal.verifier.")
-#: a module the compiled build always compiles, asked which build is running
+COMPILED_PACKAGES = ("fairdeal.games.", "fairdeal.verifier.", "fairdeal.audit.")
+#: a module the compiled build always compiles, asked which build is running (the compiled
+#: modules share one library, so they come compiled all together or not at all)
 PROBE_MODULE = "fairdeal.verifier.canonical"
 
 

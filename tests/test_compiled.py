@@ -111,15 +111,17 @@ def files_of(folder: Path) -> dict[str, bytes]:
 
 def test_the_pure_switch_loads_the_source_and_the_default_the_extension(compiled: None) -> None:
     names = ["fairdeal.verifier.canonical", "fairdeal.verifier.replay",
-             "fairdeal.games.arcomage.rules", "fairdeal.games.toybattle.engine"]
+             "fairdeal.games.arcomage.rules", "fairdeal.games.toybattle.engine",
+             "fairdeal.audit.facts", "fairdeal.audit.tally"]
     assert all(path.endswith(".py") for path in module_files(names, pure=True))
     assert all(path.endswith(".so") for path in module_files(names, pure=False))
 
 
 def test_version_names_the_build_running(compiled: None) -> None:
-    assert fairdeal(["--version"], pure=True).splitlines()[3] == "games and verifier: pure Python"
+    assert (fairdeal(["--version"], pure=True).splitlines()[3]
+            == "games, verifier and audit: pure Python")
     assert (fairdeal(["--version"], pure=False).splitlines()[3]
-            == "games and verifier: compiled (mypyc)")
+            == "games, verifier and audit: compiled (mypyc)")
 
 
 def test_every_fixture_verifies_the_same_in_both_builds(compiled: None) -> None:
@@ -193,9 +195,11 @@ def bundle_id(path: Path) -> str:
 #: (FAIRDEAL_DIFF_MATCHES=1000)
 DEEP_MATCHES = int(os.environ.get("FAIRDEAL_DIFF_MATCHES", "25"))
 
-#: run in each build: simulate, verify, replay and audit in one process; print digests
+#: run in each build: simulate, verify, replay and audit in one process; print digests (the
+#: audit's: its test results, and every count of its tally, audited here and by two worker
+#: processes, whose tallies come back pickled)
 DIGESTS = """
-import hashlib, json, sys
+import dataclasses, hashlib, json, sys
 from fairdeal.audit import audit_bundles, run_tests
 from fairdeal.client.simulate import SimulationSettings, simulate_matches
 from fairdeal.games import GAME_NAMES
@@ -206,7 +210,8 @@ from fairdeal.verifier.verify import verify_bytes
 count = int(sys.argv[1])
 out = {}
 for game in GAME_NAMES:
-    digests = {part: hashlib.sha256() for part in ("bundles", "reports", "replays", "audit")}
+    digests = {part: hashlib.sha256()
+               for part in ("bundles", "reports", "replays", "audit", "tally")}
     files, failed = [], 0
     settings = SimulationSettings(game, {}, ("random", "greedy"))
     for index, bundle in enumerate(simulate_matches(settings, count, seed=game + "-deep",
@@ -227,6 +232,8 @@ for game in GAME_NAMES:
     tally = audit_bundles(files)
     digests["audit"].update(json.dumps([test.to_json() for test in run_tests(tally)],
                                        sort_keys=True).encode())
+    for counted in (tally, audit_bundles(files, workers=2, chunk=max(1, count // 4))):
+        digests["tally"].update(json.dumps(dataclasses.asdict(counted), sort_keys=True).encode())
     out[game] = {"matches": len(files), "failed": failed,
                  **{part: digest.hexdigest() for part, digest in digests.items()}}
 print(json.dumps(out, indent=1, sort_keys=True))
@@ -248,6 +255,44 @@ def test_thousands_of_matches_give_the_same_bundles_reports_replays_and_audit(
     assert said[False] == said[True]
 
 
+#: run in one build: ``dump`` prints the tally of the bundles in a folder, pickled (hex);
+#: ``load`` reads such a pickle on standard input and prints the class it loaded as and its
+#: every count
+PICKLED = """
+import dataclasses, json, pickle, sys
+from pathlib import Path
+from fairdeal.audit import audit_bundles
+
+if sys.argv[1] == "dump":
+    files = [(str(path), path.read_bytes()) for path in sorted(Path(sys.argv[2]).glob("*.json"))]
+    print(pickle.dumps(audit_bundles(files)).hex())
+else:
+    tally = pickle.loads(bytes.fromhex(sys.stdin.read()))
+    print(type(tally).__qualname__, tally.matches, json.dumps(dataclasses.asdict(tally),
+                                                             sort_keys=True))
+"""
+
+
+def test_a_tally_pickled_by_either_build_loads_in_the_other(compiled: None) -> None:
+    """Compiled, a Tally is a native class; pickled, it is its fields either way, so a Dask
+    cluster's workers may run another build than its client (docs/compiled.md)."""
+    honest = str(FIXTURES / "bundles" / "honest")
+    dumped = {}
+    for pure in (True, False):
+        out = run(["-c", PICKLED, "dump", honest], pure)
+        assert out.returncode == 0, out.stderr
+        dumped[pure] = out.stdout
+    said = set()
+    for made in (True, False):
+        for pure in (True, False):
+            out = run(["-c", PICKLED, "load"], pure, given=dumped[made])
+            assert out.returncode == 0, out.stderr
+            said.add(out.stdout)
+    assert len(said) == 1
+    name, matches, _ = said.pop().split(" ", 2)
+    assert name == "Tally" and int(matches) > 10
+
+
 def test_no_except_clause_name_holds_two_kinds_of_exception() -> None:
     """Compiled code gives a name one type per function: ``except A as e`` then ``except B as
     e`` raises TypeError at the second (B is not an A) where the pure code runs on. A lint of
@@ -255,7 +300,8 @@ def test_no_except_clause_name_holds_two_kinds_of_exception() -> None:
     import ast
 
     found = []
-    for path in sorted([*ROOT.glob("games/**/*.py"), *ROOT.glob("verifier/**/*.py")]):
+    for path in sorted(path for folder in ("games", "verifier", "audit")
+                       for path in ROOT.glob(f"{folder}/**/*.py")):
         for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
