@@ -115,7 +115,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_viewer.py
 	$(BIN)/python bench/bench_pictures.py --runs 3
 
-## Issue 20's table, every row's bench in turn with its anchor (bench/aims.sh; ~45 min, on a
+## Issue 20's table, every row's bench in turn with its anchor (bench/aims.sh; ~20 min, on a
 ## quiet machine): AIMS="verify audit" for some rows only.
 AIMS ?=
 bench-aims: $(STAMP)

@@ -3,7 +3,9 @@
 # checkout, each with its own anchor in the same run (python-chess, eventsourcing, render_svg,
 # the page as it was). Each bench's whole output goes to bench/results/aims-<time>/<row>.txt,
 # with the load average before and the wall time after; the summary lists the files. Run it on
-# a quiet machine (nothing else on the two cores): about 45 minutes with every row.
+# a quiet machine (nothing else on the two cores): about 20 minutes with every row (on 4
+# December: verify 35 s, audit 34 s, load 210 s, durability 15 s, browser 60 s; demo and test
+# a few minutes each).
 #
 #   bash bench/aims.sh [ROW...]     rows: verify audit load durability pictures browser demo test
 set -uo pipefail
