@@ -14,34 +14,18 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import permutations
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from fairdeal.games import DealtOrder, GamePlugin, get_plugin
+from fairdeal.games.compiled import mypyc_attr
 
 from .facts import MatchFacts
 
 __all__ = ["TRIPLE_ORDERS", "Z_BINS", "PlayerTally", "Tally", "dealt_order", "plugin_of",
            "z_bin"]
-
-T = TypeVar("T")
-
-
-def _read_by_mypyc(*_names: str, **_flags: object) -> Callable[[T], T]:
-    """mypyc_attr where mypy_extensions is not installed (a pure install, the browser): mypyc
-    reads the decorator when it compiles, so at run time it only hands the class back (as in
-    verifier/rng.py)."""
-    return lambda cls: cls
-
-
-try:
-    from mypy_extensions import mypyc_attr
-except ImportError:
-    mypyc_attr = _read_by_mypyc
-
 
 def plugin_of(deck_key: str) -> GamePlugin:
     """The game whose deals a deck key groups (``"<game>"`` or ``"<game>/<variant>"``)."""

@@ -18,10 +18,27 @@ import importlib.abc
 import importlib.machinery
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
+from typing import TypeVar
 
-__all__ = ["PURE_ENV", "build_name", "choose_build", "is_compiled", "pure_requested"]
+__all__ = ["PURE_ENV", "build_name", "choose_build", "is_compiled", "mypyc_attr",
+           "pure_requested"]
+
+T = TypeVar("T")
+
+
+def _read_by_mypyc(*_names: str, **_flags: object) -> Callable[[T], T]:
+    """mypyc_attr where mypy_extensions is not installed (a pure install, the browser): mypyc
+    reads the decorator when it compiles and an extension class is never decorated at run
+    time, so the decorator only ever has to hand the class back."""
+    return lambda cls: cls
+
+
+try:  # the compiled modules' class attributes (verifier/rng.py, audit/tally.py)
+    from mypy_extensions import mypyc_attr
+except ImportError:
+    mypyc_attr = _read_by_mypyc
 
 #: the switch: "1" runs the pure-Python modules even where compiled ones are installed
 PURE_ENV = "FAIRDEAL_PURE"

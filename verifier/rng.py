@@ -21,27 +21,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 import struct
-from collections.abc import Callable, MutableSequence, Sequence
+from collections.abc import MutableSequence, Sequence
 from typing import Any, Final, TypeVar
+
+from fairdeal.games.compiled import mypyc_attr
 
 from .hashing import Tag, tag_prefix
 
 __all__ = ["RandomStream"]
 
 T = TypeVar("T")
-
-
-def _read_by_mypyc(*_names: str, **_flags: object) -> Callable[[T], T]:
-    """mypyc_attr where mypy_extensions is not installed (a pure install, the browser): mypyc
-    reads the decorator when it compiles and an extension class is never decorated at run
-    time, so the decorator only ever has to hand the class back."""
-    return lambda cls: cls
-
-
-try:
-    from mypy_extensions import mypyc_attr
-except ImportError:
-    mypyc_attr = _read_by_mypyc
 
 _TWO_64: Final = 1 << 64
 _RNG_PREFIX: Final = tag_prefix(Tag.RNG)
