@@ -34,6 +34,7 @@ __all__ = [
     "client_commitment",
     "commitment",
     "deal_seed",
+    "encoded_event_hash",
     "event_hash",
     "head_message",
     "header_binding",
@@ -83,8 +84,14 @@ def event_hash(event: Mapping[str, Any], *, checked: bool = True) -> str:
     ``checked=False`` skips the canonical-JSON check for events already parsed by
     bundle.parse_json (which admits no float): the verifier's chain check is a hot path."""
     encode = canonical_bytes if checked else canonical_bytes_trusted
+    return encoded_event_hash(encode(event))
+
+
+def encoded_event_hash(body: bytes) -> str:
+    """``event_hash`` of an event already in its canonical bytes ``body`` (a writer that keeps
+    the bytes it stores hashes those, rather than encode the event a second time)."""
     digest = _EVENT_HASH.copy()
-    digest.update(encode(event))
+    digest.update(body)
     return digest.hexdigest()
 
 

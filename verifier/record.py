@@ -7,7 +7,6 @@ recorder from stored events after a restart.
 
 from __future__ import annotations
 
-import hashlib
 from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -16,7 +15,6 @@ from fairdeal.games import get_game, get_rules
 
 from .bundle import validate_event
 from .canonical import canonical_bytes
-from .hashing import Tag, tag_prefix
 from .keys import SigningKey
 from .protocol import (
     BUNDLE_FORMAT,
@@ -24,6 +22,7 @@ from .protocol import (
     PROTOCOL_V1,
     ZERO_HASH,
     commitment,
+    encoded_event_hash,
     event_hash,
     head_message,
     rules_hash,
@@ -36,7 +35,6 @@ __all__ = ["MatchRecorder", "make_genesis"]
 
 #: how many of the last accepted events a recorder keeps the canonical bytes of (``encoded``)
 KEPT_ENCODINGS = 8
-_EVENT_HASH = hashlib.sha256(tag_prefix(Tag.EVENT))
 
 #: the rules data hash of each (game, rules version), as the replayer keeps them: hashing
 #: the card data costs more than building the rest of a genesis
@@ -148,9 +146,7 @@ class MatchRecorder:
             raise VerificationError("chain", f"event {event['seq']} does not follow the head "
                                     f"(expected seq {self.next_seq})", event["seq"])
         body = canonical_bytes(event)  # refuses what has no canonical form, before it counts
-        digest = _EVENT_HASH.copy()  # protocol.event_hash, of the bytes kept for ``encoded``
-        digest.update(body)
-        head = digest.hexdigest()
+        head = encoded_event_hash(body)  # of the very bytes kept for ``encoded``
         self.replayer.feed(event)
         self.events.append(event)
         self.head = head
