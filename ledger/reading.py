@@ -126,8 +126,7 @@ class ReadSide:
         legal: list[Any] = []
         if seat is not None and seat == position.current and position.playing:
             # asked once a position (by the seat to act), and each answer's own objects
-            game = recorder.game
-            legal = [game.action_to_json(action) for action in game.legal_actions(state)]
+            legal = _legal_actions(recorder)
         match["seat"] = seat
         match["state"] = None if state is None else recorder.game.view(state, seat)
         match["legal_actions"] = legal
@@ -157,8 +156,7 @@ class ReadSide:
         current = None if state is None else recorder.game.current_seat(state)
         legal: list[Any] = []
         if seat is not None and current == seat and recorder.replayer.outcome is None:
-            game = recorder.game
-            legal = [game.action_to_json(action) for action in game.legal_actions(state)]
+            legal = _legal_actions(recorder)
         match.update(
             next_seq=recorder.next_seq, head=recorder.head, seat=seat, status=live.status,
             **self._progress(live, recorder, current),
@@ -360,3 +358,9 @@ class ReadSide:
         return [{"key": self.server_key.public_text, "key_id": self.server_key.key_id,
                  "use": "seals matches created here and signs the log's checkpoints",
                  "log_origin": self.log.origin, "log_key": self.log.verifier_key.text()}]
+
+
+def _legal_actions(recorder: MatchRecorder) -> list[Any]:
+    """What the seat to act may play now, as the API writes actions."""
+    game = recorder.game
+    return [game.action_to_json(action) for action in game.legal_actions(recorder.state)]
